@@ -1,0 +1,139 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// process is one control-plane process the cluster started.
+type process struct {
+	name    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{}
+	waitErr error
+}
+
+// startProcess runs binary with args, logging to <workDir>/<name>.log. The
+// child is in its own process group and gets SIGKILL if this process dies, so
+// nothing is left behind even on a crash.
+func (c *Cluster) startProcess(name, binary string, args ...string) (*process, error) {
+	logPath := filepath.Join(c.WorkDir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("creating log for %s: %w", name, err)
+	}
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		_ = logFile.Close()
+		close(p.done)
+	}()
+	if err := c.track(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// stop sends SIGTERM to the process group, then SIGKILL after a grace period.
+func (p *process) stop() error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	}
+	return nil
+}
+
+// Kill sends SIGKILL to the named process (for failover tests).
+func (c *Cluster) Kill(name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.processes {
+		if p.name == name {
+			return syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	}
+	return fmt.Errorf("no process named %s", name)
+}
+
+// failure builds an error that says where the process's log is and quotes
+// its last lines, so a failed start can be diagnosed from the test output.
+func (p *process) failure(err error) error {
+	tail := ""
+	if data, readErr := os.ReadFile(p.logPath); readErr == nil {
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if len(lines) > 15 {
+			lines = lines[len(lines)-15:]
+		}
+		tail = "\n  " + strings.Join(lines, "\n  ")
+	}
+	return fmt.Errorf("%s did not become healthy (log: %s): %w%s", p.name, p.logPath, err, tail)
+}
+
+// waitHealthy polls <scheme>://127.0.0.1:port/healthz until it answers 200,
+// the process exits or the timeout passes.
+func (p *process) waitHealthy(scheme string, port int, timeout time.Duration) error {
+	client := &http.Client{
+		Timeout: 2 * time.Second,
+		// The components serve a self-signed certificate on their health port.
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // local health probe only
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	url := fmt.Sprintf("%s://127.0.0.1:%d/healthz", scheme, port)
+	ticker := time.NewTicker(200 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if resp, err := client.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-p.done:
+			return p.failure(fmt.Errorf("exited: %v", p.waitErr))
+		case <-ctx.Done():
+			_ = p.stop()
+			return p.failure(errors.New("timed out waiting for /healthz"))
+		case <-ticker.C:
+		}
+	}
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
