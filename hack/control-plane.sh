@@ -77,7 +77,7 @@ build_one() {
     # Progress dots so a newcomer sees the build is alive.
     ( while sleep 30; do printf '.' >&2; done ) &
     local ticker=$!
-    if ! (cd "${module_dir}" && go build -trimpath -o "${tmp}" "${pkg}"); then
+    if ! (cd "${module_dir}" && go build -o "${tmp}" "${pkg}"); then
       kill "${ticker}" 2>/dev/null || true
       rm -f "${tmp}"
       log "building ${name} failed"

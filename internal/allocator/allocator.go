@@ -1,0 +1,181 @@
+package allocator
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Allocator hands out node blocks from several ranges. It is safe for
+// concurrent use; each method holds the mutex only for its own in-memory work.
+// See the package documentation for the data structure and policy.
+type Allocator struct {
+	mu     sync.Mutex
+	opts   Options
+	pools  map[string]*pool
+	order  []*pool                    // pools sorted by name, for deterministic iteration
+	owners map[string][]netip.Prefix  // holdings per owner, sorted, masked
+	freed  map[netip.Prefix]time.Time // every remembered freed block, over all pools
+}
+
+// RangeSpec configures one range. Ranges that overlap must nest and use the
+// same NodeMaskSize. An inactive range keeps tracking the blocks of its
+// holders (a Draining range) but hands out nothing new.
+type RangeSpec struct {
+	Name         string
+	Prefix       netip.Prefix
+	NodeMaskSize int
+	Active       bool
+}
+
+// New returns an empty allocator with no ranges.
+func New(opts Options) *Allocator {
+	return &Allocator{
+		opts:   opts.withDefaults(),
+		pools:  map[string]*pool{},
+		owners: map[string][]netip.Prefix{},
+		freed:  map[netip.Prefix]time.Time{},
+	}
+}
+
+// SetRanges replaces the configured ranges. A range whose name, prefix and
+// node mask are unchanged keeps its state (only Active is updated); a new or
+// changed range is built from the current holdings, so it is immediately
+// consistent with every range it nests in or contains. Remembered freed blocks
+// carry over to every range that contains them and are forgotten when no range
+// does. Holdings are never dropped: an owner whose prefix is in no range stays
+// recorded (see Unmanaged) and is marked again if a matching range returns.
+//
+// The configuration is validated as a whole before anything changes: names
+// must be unique and non-empty, each range must pass cidr.ValidateRange, and
+// overlapping ranges must share their nodeMaskSize (different block sizes over
+// the same addresses is how kubernetes/kubernetes#70957 produced overlapping
+// podCIDRs).
+func (a *Allocator) SetRanges(specs []RangeSpec) error {
+	ranges := make([]Range, len(specs))
+	seen := make(map[string]bool, len(specs))
+	for i, s := range specs {
+		if s.Name == "" {
+			return fmt.Errorf("%w: range %d has no name", ErrInvalidRanges, i)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("%w: range name %q is used twice", ErrInvalidRanges, s.Name)
+		}
+		seen[s.Name] = true
+		r, err := NewRange(s.Prefix, s.NodeMaskSize)
+		if err != nil {
+			return fmt.Errorf("%w: range %q: %w", ErrInvalidRanges, s.Name, err)
+		}
+		ranges[i] = r
+	}
+	for i := range ranges {
+		for j := i + 1; j < len(ranges); j++ {
+			ri, rj := ranges[i], ranges[j]
+			if ri.prefix.Overlaps(rj.prefix) && ri.nodeMask != rj.nodeMask {
+				return fmt.Errorf("%w: ranges %q (%s) and %q (%s) overlap but split into /%d and /%d blocks; nested ranges must use the same nodeMaskSize",
+					ErrInvalidRanges, specs[i].Name, ri.prefix, specs[j].Name, rj.prefix, ri.nodeMask, rj.nodeMask)
+			}
+		}
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+
+	remembered := a.quarantineLocked()
+	for _, p := range a.order {
+		p.forgetAll()
+	}
+	clear(a.freed)
+
+	pools := make(map[string]*pool, len(specs))
+	order := make([]*pool, 0, len(specs))
+	for i, s := range specs {
+		p, ok := a.pools[s.Name]
+		if !ok || p.rng != ranges[i] {
+			p = newPool(s.Name, ranges[i], s.Active)
+			a.markHoldings(p)
+		}
+		p.active = s.Active
+		pools[s.Name] = p
+		order = append(order, p)
+	}
+	slices.SortFunc(order, func(x, y *pool) int { return cmp.Compare(x.name, y.name) })
+	a.pools, a.order = pools, order
+	a.restoreLocked(remembered)
+	return nil
+}
+
+// markHoldings marks every current holding that overlaps the new pool p.
+func (a *Allocator) markHoldings(p *pool) {
+	for _, hs := range a.owners {
+		for _, h := range hs {
+			if lo, hi, ok := p.rng.Overlapping(h); ok {
+				p.hold(lo, hi)
+			}
+		}
+	}
+}
+
+// comparePrefix orders prefixes by address, then length.
+func comparePrefix(x, y netip.Prefix) int {
+	if c := x.Addr().Compare(y.Addr()); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Bits(), y.Bits())
+}
+
+// heldIn returns the owner's holding that overlaps pool p.
+func (a *Allocator) heldIn(owner string, p *pool) (netip.Prefix, bool) {
+	for _, h := range a.owners[owner] {
+		if p.rng.prefix.Overlaps(h) {
+			return h, true
+		}
+	}
+	return netip.Prefix{}, false
+}
+
+// holdLocked records that owner holds the masked prefix pfx and marks its
+// blocks in every pool it overlaps. Freed blocks under pfx stop being freed:
+// the API says they are in use. It is a no-op if the holding exists.
+func (a *Allocator) holdLocked(owner string, pfx netip.Prefix) {
+	hs := a.owners[owner]
+	i, found := slices.BinarySearchFunc(hs, pfx, comparePrefix)
+	if found {
+		return
+	}
+	a.owners[owner] = slices.Insert(hs, i, pfx)
+	a.unfreeOverlapping(pfx)
+	for _, p := range a.order {
+		if lo, hi, ok := p.rng.Overlapping(pfx); ok {
+			p.hold(lo, hi)
+		}
+	}
+}
+
+// dropHoldingLocked removes owner's holding pfx and unmarks its blocks. Blocks
+// left without holders become never-used and are reported to freed (possibly
+// once per pool that contains them); the caller decides which to remember.
+func (a *Allocator) dropHoldingLocked(owner string, pfx netip.Prefix, freed func(p *pool, idx int)) {
+	hs := a.owners[owner]
+	i, found := slices.BinarySearchFunc(hs, pfx, comparePrefix)
+	if !found {
+		return
+	}
+	if hs = slices.Delete(hs, i, i+1); len(hs) == 0 {
+		delete(a.owners, owner)
+	} else {
+		a.owners[owner] = hs
+	}
+	for _, p := range a.order {
+		if lo, hi, ok := p.rng.Overlapping(pfx); ok {
+			p.unhold(lo, hi, func(idx int) {
+				if freed != nil {
+					freed(p, idx)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package allocator
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// Assign gives owner one block of the named range and returns it. If owner
+// already holds a prefix overlapping the range, that prefix is returned and
+// nothing changes, so retries after an unacknowledged PATCH are safe.
+//
+// Block choice: the lowest-index never-used block; otherwise the block freed
+// longest ago if its recycle delay has passed at now; otherwise, under
+// ReuseOldest, the block freed longest ago anyway. Errors: ErrUnknownRange,
+// ErrRangeInactive, a *QuarantinedError (errors.Is ErrQuarantined) under Wait,
+// and ErrExhausted when every block is allocated.
+func (a *Allocator) Assign(owner, rangeName string, now time.Time) (netip.Prefix, error) {
+	if owner == "" {
+		return netip.Prefix{}, ErrInvalidOwner
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, err := a.poolFor(owner, rangeName)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if h, ok := a.heldIn(owner, p); ok {
+		return h, nil
+	}
+	b, _, err := a.assignLocked(owner, p, now)
+	return b, err
+}
+
+// AssignMany gives owner one block in every named range, or nothing: if any
+// range fails, the blocks assigned by this call are returned to exactly the
+// state they were in (never-used, or freed at their original time), so a
+// dual-stack Node whose second family is exhausted does not leak a block of
+// the first family on every retry, the bug kube-controller-manager and
+// node-ipam-controller share. Prefixes the owner already holds count as
+// assigned and are kept. The result is in rangeNames order.
+func (a *Allocator) AssignMany(owner string, rangeNames []string, now time.Time) ([]netip.Prefix, error) {
+	if owner == "" {
+		return nil, ErrInvalidOwner
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pools := make([]*pool, len(rangeNames))
+	for i, name := range rangeNames {
+		p, err := a.poolFor(owner, name)
+		if err != nil {
+			return nil, fmt.Errorf("owner %q: nothing assigned: %w", owner, err)
+		}
+		pools[i] = p
+	}
+	type undo struct {
+		block   netip.Prefix
+		freedAt *time.Time // nil: the block was never-used
+	}
+	var undos []undo
+	out := make([]netip.Prefix, len(pools))
+	for i, p := range pools {
+		if h, ok := a.heldIn(owner, p); ok {
+			out[i] = h
+			continue
+		}
+		b, prev, err := a.assignLocked(owner, p, now)
+		if err != nil {
+			for j := len(undos) - 1; j >= 0; j-- {
+				u := undos[j]
+				a.dropHoldingLocked(owner, u.block, nil)
+				if u.freedAt != nil {
+					a.freeBlockLocked(u.block, *u.freedAt)
+				}
+			}
+			return nil, fmt.Errorf("owner %q: nothing assigned: %w", owner, err)
+		}
+		out[i] = b
+		undos = append(undos, undo{block: b, freedAt: prev})
+	}
+	return out, nil
+}
+
+// poolFor looks up the range and, unless owner already holds a block in it,
+// checks that it is active.
+func (a *Allocator) poolFor(owner, rangeName string) (*pool, error) {
+	p, ok := a.pools[rangeName]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
+	}
+	if _, held := a.heldIn(owner, p); !held && !p.active {
+		return nil, fmt.Errorf("range %q: %w", rangeName, ErrRangeInactive)
+	}
+	return p, nil
+}
+
+// assignLocked picks a block of p by policy and gives it to owner. prev is
+// the freed time of the block if it was a remembered freed block, for undo.
+func (a *Allocator) assignLocked(owner string, p *pool, now time.Time) (b netip.Prefix, prev *time.Time, err error) {
+	idx, ok := p.taken.firstZero()
+	if !ok {
+		e, ok := p.freed.min()
+		if !ok {
+			return netip.Prefix{}, nil, fmt.Errorf("range %q (%s): all %d blocks are allocated: %w", p.name, p.rng.prefix, p.rng.n, ErrExhausted)
+		}
+		reusableAt := e.at.Add(a.opts.RecycleDelay)
+		if reusableAt.After(now) && a.opts.WhenExhausted != ReuseOldest {
+			return netip.Prefix{}, nil, &QuarantinedError{
+				Range:       p.name,
+				Quarantined: p.quarantined(now, a.opts.RecycleDelay),
+				ReusableAt:  reusableAt,
+				RetryIn:     reusableAt.Sub(now),
+			}
+		}
+		idx, prev = e.idx, &e.at
+	}
+	b = p.rng.block(idx)
+	a.holdLocked(owner, b)
+	return b, prev, nil
+}

@@ -1,0 +1,62 @@
+// Package allocator is the in-memory, multi-range node block allocator behind
+// the PodNetwork NodeIPAM. It decides which /nodeMaskSize block of which range
+// a Node gets in spec.podCIDRs; it never talks to the API server.
+//
+// The API is the source of truth. On start the controller lists every Node,
+// calls Reserve for each spec.podCIDRs entry, restores the persisted
+// quarantine with RestoreQuarantine, and only then starts calling Assign
+// (allocating before the rebuild is complete is how kube-controller-manager
+// handed out duplicate CIDRs, kubernetes/kubernetes#29058). Every method takes
+// the allocator's mutex for the duration of one in-memory operation only;
+// callers must never hold any lock of theirs across an API call that depends
+// on the allocator, and the allocator never calls out.
+//
+// # Data structure
+//
+// Each range is a pool with one bit per block in a two-level bitmap (see
+// bitmap): a []uint64 of "taken" bits plus a summary with one bit per word
+// that still has a zero bit, so the lowest never-used block is found in
+// O(blocks/4096) word reads instead of kube-controller-manager's linear
+// big.Int scan. A block is taken when it is allocated or remembered as freed.
+// A block's reference count is the number of holdings overlapping it; counts
+// above one (only when holdings overlap, e.g. two Nodes adopted with the same
+// podCIDR) live in a sparse map, so 2^24 blocks cost 2 MiB, not a counter per
+// block.
+// Freed blocks are kept per pool in a min-heap ordered by (freed-at, index),
+// which is both the reuse FIFO and the quarantine.
+//
+// # Ownership
+//
+// Occupancy is keyed by owner (the Node name). An owner holds one or more
+// prefixes; a holding marks every block it overlaps in every range it
+// overlaps, and a block stays allocated while any holding overlaps it. That
+// makes Reserve idempotent, lets two Nodes that (wrongly) share a podCIDR be
+// adopted without losing either, and makes ranges nested in a supernet
+// consistent by construction: the same holding marks the block in both.
+// Ranges may nest only if they use the same nodeMaskSize, so a block is the
+// same prefix in every range that contains it.
+//
+// # Policy
+//
+// Assign prefers a block never used since the allocator was built (lowest
+// index first, deterministic), then the block freed longest ago once its
+// RecycleDelay has passed. When every unallocated block is still in
+// quarantine, Options.WhenExhausted decides: Wait returns a *QuarantinedError
+// (errors.Is ErrQuarantined) carrying when the earliest block becomes
+// reusable; ReuseOldest takes the block freed longest ago anyway. When every
+// block is allocated Assign returns ErrExhausted.
+//
+// # Quarantine persistence
+//
+// Quarantine exports the remembered freed blocks so the controller can store
+// them in the API, and RestoreQuarantine reloads them after a restart. The
+// memory is bounded by Options.MaxQuarantine (DefaultMaxQuarantine = 4096
+// blocks over all ranges). When the bound is exceeded the entry freed longest
+// ago is forgotten: its block becomes never-used again, i.e. immediately
+// reusable and, by the lowest-index rule, possibly the next block handed out.
+// That is only unsafe if more than MaxQuarantine blocks are released within
+// one RecycleDelay, which at 4096 is far beyond normal Node churn; the bound
+// keeps the persisted object well under the API size limit. Because the
+// in-memory set and the export are the same bounded set, a restart with
+// RestoreQuarantine reproduces the allocator state exactly.
+package allocator

@@ -1,0 +1,303 @@
+package allocator
+
+import (
+	"errors"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+)
+
+// The fuzz universe: small ranges so every invariant can be brute-forced.
+// "a-sub" nests in "a" and is switched on and off; the reserve prefixes have
+// every size relation to the blocks (exact, smaller, larger, wider than a
+// range, outside every range).
+var (
+	fuzzRanges = []RangeSpec{
+		{Name: "a", Prefix: mp("10.0.0.0/26"), NodeMaskSize: 29},      // 8 blocks
+		{Name: "a-sub", Prefix: mp("10.0.0.16/28"), NodeMaskSize: 29}, // 2 blocks inside a
+		{Name: "b", Prefix: mp("10.0.1.0/27"), NodeMaskSize: 29},      // 4 blocks
+		{Name: "v6", Prefix: mp("fd00::/122"), NodeMaskSize: 125},     // 8 blocks
+	}
+	fuzzNames    = []string{"a", "a-sub", "b", "v6"}
+	fuzzPairs    = [][]string{{"a", "v6"}, {"b", "v6"}, {"a-sub", "b"}, {"a", "a-sub"}}
+	fuzzReserves = []netip.Prefix{
+		mp("10.0.0.0/29"), mp("10.0.0.8/30"), mp("10.0.0.16/28"), mp("10.0.0.32/27"),
+		mp("10.0.1.0/26"), mp("10.0.2.0/24"), mp("10.0.0.0/22"), mp("10.0.1.24/29"),
+		mp("fd00::/124"), mp("fd00::8/127"), mp("fd00::40/122"), mp("fd00::38/125"),
+	}
+	fuzzOwners = []string{"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"}
+)
+
+const fuzzDelay = 5 * time.Second
+
+type fuzzHarness struct {
+	t      *testing.T
+	opts   Options
+	a      *Allocator
+	now    time.Time
+	subOn  bool
+	active map[string]bool
+}
+
+func (h *fuzzHarness) specs() []RangeSpec {
+	var out []RangeSpec
+	for _, s := range fuzzRanges {
+		if s.Name == "a-sub" && !h.subOn {
+			continue
+		}
+		s.Active = h.active[s.Name]
+		out = append(out, s)
+	}
+	return out
+}
+
+// FuzzAllocator interprets the input as a sequence of operations and checks
+// the allocator's invariants after every step. Byte 0 picks the exhaustion
+// policy and the quarantine bound; then each pair of bytes is (op, arg).
+func FuzzAllocator(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || len(data) > 400 {
+			return
+		}
+		cfg := data[0]
+		h := &fuzzHarness{
+			t: t,
+			opts: Options{
+				RecycleDelay:  fuzzDelay,
+				WhenExhausted: ExhaustedPolicy(cfg & 1),
+				MaxQuarantine: 1 + int(cfg>>1)%8,
+			},
+			now:    t0,
+			subOn:  cfg&0x80 != 0,
+			active: map[string]bool{"a": true, "a-sub": true, "b": true, "v6": true},
+		}
+		h.a = New(h.opts)
+		if err := h.a.SetRanges(h.specs()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i+1 < len(data); i += 2 {
+			h.step(data[i], data[i+1])
+			h.check()
+		}
+	})
+}
+
+func (h *fuzzHarness) step(op, arg byte) {
+	t, a := h.t, h.a
+	owner := fuzzOwners[int(arg)%len(fuzzOwners)]
+	switch op % 10 {
+	case 0, 1: // assign
+		name := fuzzNames[int(arg>>3)%len(fuzzNames)]
+		want, wantErr := h.expectAssign(owner, name)
+		others := h.othersHoldings(owner)
+		got, err := a.Assign(owner, name, h.now)
+		if wantErr != nil {
+			if !errors.Is(err, wantErr) {
+				t.Fatalf("Assign(%s, %s) error %v, want %v", owner, name, err, wantErr)
+			}
+			return
+		}
+		if err != nil || got != want {
+			t.Fatalf("Assign(%s, %s) = %v, %v; want %v", owner, name, got, err, want)
+		}
+		if p := a.pools[name]; !p.active && !slices.Contains(a.owners[owner], got) {
+			t.Fatalf("Assign(%s, %s) = %v from an inactive range", owner, name, got)
+		}
+		if o, ok := overlapsAny(got, others); ok {
+			t.Fatalf("Assign(%s, %s) = %v overlaps %v", owner, name, got, o)
+		}
+	case 2: // release
+		a.Release(owner, h.now)
+	case 3: // reserve (only prefixes that overlap no other owner)
+		p := fuzzReserves[int(arg>>3)%len(fuzzReserves)]
+		if _, ok := overlapsAny(p, h.othersHoldings(owner)); ok {
+			return
+		}
+		if err := a.Reserve(owner, p); err != nil {
+			t.Fatalf("Reserve(%s, %v): %v", owner, p, err)
+		}
+	case 4: // rebuild from holders: same occupancy
+		b := h.rebuild(false)
+		if d := diffSnapshots(a.snapshot(false), b.snapshot(false)); d != "" {
+			t.Fatalf("rebuild from holdings differs: %s", d)
+		}
+	case 5: // restart with quarantine restore: same state, continue with it
+		b := h.rebuild(true)
+		if d := diffSnapshots(a.snapshot(true), b.snapshot(true)); d != "" {
+			t.Fatalf("restart with restored quarantine differs: %s", d)
+		}
+		h.a = b
+	case 6: // advance the clock, occasionally step it back a little
+		if arg&0x80 != 0 {
+			h.now = h.now.Add(-time.Second)
+		} else {
+			h.now = h.now.Add(time.Duration(arg%16) * time.Second)
+		}
+	case 7: // toggle a range's Active flag
+		name := fuzzNames[int(arg)%len(fuzzNames)]
+		h.active[name] = !h.active[name]
+		h.setRanges()
+	case 8: // add or remove the nested range
+		h.subOn = !h.subOn
+		h.setRanges()
+	case 9: // dual-stack style all-or-nothing
+		names := fuzzPairs[int(arg>>3)%len(fuzzPairs)]
+		before := a.snapshot(true)
+		others := h.othersHoldings(owner)
+		got, err := a.AssignMany(owner, names, h.now)
+		if err != nil {
+			if d := diffSnapshots(before, a.snapshot(true)); d != "" {
+				t.Fatalf("failed AssignMany(%s, %v) changed state (%v): %s", owner, names, err, d)
+			}
+			return
+		}
+		for i, p := range got {
+			r := a.pools[names[i]]
+			if !r.rng.prefix.Overlaps(p) || !slices.Contains(a.owners[owner], p) {
+				t.Fatalf("AssignMany(%s, %v)[%d] = %v not held in range", owner, names, i, p)
+			}
+			if o, ok := overlapsAny(p, others); ok {
+				t.Fatalf("AssignMany(%s, %v) = %v overlaps %v", owner, names, p, o)
+			}
+		}
+	}
+}
+
+func (h *fuzzHarness) setRanges() {
+	if err := h.a.SetRanges(h.specs()); err != nil {
+		h.t.Fatalf("SetRanges: %v", err)
+	}
+}
+
+// rebuild replays the holdings (and optionally the quarantine) into a fresh
+// allocator, as the controller does on start.
+func (h *fuzzHarness) rebuild(withQuarantine bool) *Allocator {
+	b := New(h.opts)
+	if err := b.SetRanges(h.specs()); err != nil {
+		h.t.Fatal(err)
+	}
+	for _, hd := range h.a.Holdings() {
+		if err := b.Reserve(hd.Owner, hd.Prefix); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	if withQuarantine {
+		b.RestoreQuarantine(h.a.Quarantine())
+	}
+	return b
+}
+
+// expectAssign is the reference policy, computed by brute force from the
+// internal state.
+func (h *fuzzHarness) expectAssign(owner, name string) (netip.Prefix, error) {
+	a := h.a
+	p, ok := a.pools[name]
+	if !ok {
+		return netip.Prefix{}, ErrUnknownRange
+	}
+	if held, ok := a.heldIn(owner, p); ok {
+		return held, nil
+	}
+	if !p.active {
+		return netip.Prefix{}, ErrRangeInactive
+	}
+	for i := 0; i < p.rng.n; i++ {
+		if !p.taken.get(i) {
+			return p.rng.block(i), nil
+		}
+	}
+	if len(p.freed.items) == 0 {
+		return netip.Prefix{}, ErrExhausted
+	}
+	oldest := p.freed.items[0]
+	for _, e := range p.freed.items {
+		if e.before(oldest) {
+			oldest = e
+		}
+	}
+	if oldest.at.Add(fuzzDelay).After(h.now) && h.opts.WhenExhausted == Wait {
+		return netip.Prefix{}, ErrQuarantined
+	}
+	return p.rng.block(oldest.idx), nil
+}
+
+func (h *fuzzHarness) othersHoldings(owner string) []netip.Prefix {
+	var out []netip.Prefix
+	for o, hs := range h.a.owners {
+		if o != owner {
+			out = append(out, hs...)
+		}
+	}
+	return out
+}
+
+func overlapsAny(p netip.Prefix, others []netip.Prefix) (netip.Prefix, bool) {
+	for _, o := range others {
+		if o.Overlaps(p) {
+			return o, true
+		}
+	}
+	return netip.Prefix{}, false
+}
+
+// check verifies the externally visible invariants by brute force, plus the
+// internal ones.
+func (h *fuzzHarness) check() {
+	t, a := h.t, h.a
+	mustInvariants(t, a)
+	holdings := a.Holdings()
+	for i, x := range holdings {
+		for _, y := range holdings[i+1:] {
+			if x.Owner != y.Owner && x.Prefix.Overlaps(y.Prefix) {
+				t.Fatalf("owners %s (%v) and %s (%v) overlap", x.Owner, x.Prefix, y.Owner, y.Prefix)
+			}
+		}
+	}
+	quarantine := a.Quarantine()
+	if len(quarantine) > h.opts.MaxQuarantine {
+		t.Fatalf("%d quarantine entries exceed %d", len(quarantine), h.opts.MaxQuarantine)
+	}
+	for _, s := range h.specs() {
+		u, err := a.Usage(s.Name, h.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Allocated+u.Free+u.Quarantined != u.Capacity {
+			t.Fatalf("range %s usage does not add up: %+v", s.Name, u)
+		}
+		r, _ := NewRange(s.Prefix, s.NodeMaskSize)
+		allocated, quarantined := 0, 0
+		holders := map[string]bool{}
+		for i := 0; i < r.n; i++ {
+			b := r.block(i)
+			held := false
+			for _, hd := range holdings {
+				if hd.Prefix.Overlaps(b) {
+					held = true
+					holders[hd.Owner] = true
+				}
+			}
+			if held {
+				allocated++
+			}
+			for _, q := range quarantine {
+				if q.Prefix == b && q.FreedAt.Add(fuzzDelay).After(h.now) {
+					quarantined++
+				}
+			}
+		}
+		if u.Allocated != allocated || u.Quarantined != quarantined || u.Capacity != r.n {
+			t.Fatalf("range %s usage %+v, brute force allocated=%d quarantined=%d capacity=%d", s.Name, u, allocated, quarantined, r.n)
+		}
+		got, _ := a.Holders(s.Name)
+		var want []string
+		for o := range holders {
+			want = append(want, o)
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("range %s holders %v, want %v", s.Name, got, want)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package allocator
+
+import (
+	"fmt"
+	"maps"
+	"net/netip"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// bruteLimit caps the per-block brute-force checks so large-range tests stay
+// fast; the fuzz target uses small ranges and always checks everything.
+const bruteLimit = 1 << 14
+
+// checkInvariants verifies the allocator's internal consistency: bitmap
+// bookkeeping, reference counts against the holdings, the freed heaps against
+// the global freed map, nested pools agreeing block by block, and the bound.
+func (a *Allocator) checkInvariants() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for owner, hs := range a.owners {
+		if len(hs) == 0 {
+			return fmt.Errorf("owner %q has an empty holding list", owner)
+		}
+		for i, h := range hs {
+			if h != h.Masked() {
+				return fmt.Errorf("owner %q holds unmasked %v", owner, h)
+			}
+			if i > 0 && comparePrefix(hs[i-1], h) >= 0 {
+				return fmt.Errorf("owner %q holdings not sorted/unique: %v", owner, hs)
+			}
+		}
+	}
+	if len(a.freed) > a.opts.MaxQuarantine {
+		return fmt.Errorf("%d remembered freed blocks exceed the bound %d", len(a.freed), a.opts.MaxQuarantine)
+	}
+	for i, p := range a.order {
+		if a.pools[p.name] != p {
+			return fmt.Errorf("pool %q not indexed", p.name)
+		}
+		if i > 0 && a.order[i-1].name >= p.name {
+			return fmt.Errorf("pools not sorted")
+		}
+		if err := p.taken.check(); err != nil {
+			return fmt.Errorf("pool %q bitmap: %w", p.name, err)
+		}
+		if err := p.freed.check(); err != nil {
+			return fmt.Errorf("pool %q freed heap: %w", p.name, err)
+		}
+		for _, e := range p.freed.items {
+			b := p.rng.block(e.idx)
+			at, ok := a.freed[b]
+			if !ok || !at.Equal(e.at) {
+				return fmt.Errorf("pool %q freed block %v at %v not in global freed map (%v, %v)", p.name, b, e.at, at, ok)
+			}
+			if !p.taken.get(e.idx) {
+				return fmt.Errorf("pool %q freed block %v not taken", p.name, b)
+			}
+		}
+		for k, c := range p.extra {
+			if c == 0 || !p.isAllocated(k) {
+				return fmt.Errorf("pool %q extra[%d]=%d on a block that is not allocated", p.name, k, c)
+			}
+		}
+		if p.rng.n > bruteLimit {
+			continue
+		}
+		for idx := 0; idx < p.rng.n; idx++ {
+			b := p.rng.block(idx)
+			count := 0
+			for _, hs := range a.owners {
+				for _, h := range hs {
+					if h.Overlaps(b) {
+						count++
+					}
+				}
+			}
+			_, freed := p.freed.pos[idx]
+			switch {
+			case count > 0:
+				if !p.taken.get(idx) || freed {
+					return fmt.Errorf("pool %q block %v has %d holders but taken=%v freed=%v", p.name, b, count, p.taken.get(idx), freed)
+				}
+				if got := 1 + int(p.extra[idx]); got != count {
+					return fmt.Errorf("pool %q block %v refcount %d, want %d", p.name, b, got, count)
+				}
+			case freed:
+			default:
+				if p.taken.get(idx) {
+					return fmt.Errorf("pool %q block %v is taken with no holder and not freed", p.name, b)
+				}
+			}
+		}
+	}
+	for b, at := range a.freed {
+		in := 0
+		for _, p := range a.order {
+			if p.rng.nodeMask != b.Bits() {
+				continue
+			}
+			idx, ok := p.rng.Index(b.Addr())
+			if !ok {
+				continue
+			}
+			in++
+			got, ok := p.freed.lookup(idx)
+			if !ok || !got.Equal(at) {
+				return fmt.Errorf("freed block %v at %v missing from pool %q (%v, %v)", b, at, p.name, got, ok)
+			}
+		}
+		if in == 0 {
+			return fmt.Errorf("freed block %v is in no pool", b)
+		}
+	}
+	// Nested pools agree on every shared block.
+	for i, p := range a.order {
+		for _, q := range a.order[i+1:] {
+			if !p.rng.prefix.Overlaps(q.rng.prefix) {
+				continue
+			}
+			inner, outer := p, q
+			if inner.rng.prefix.Bits() < outer.rng.prefix.Bits() {
+				inner, outer = outer, inner
+			}
+			if inner.rng.n > bruteLimit {
+				continue
+			}
+			for idx := 0; idx < inner.rng.n; idx++ {
+				b := inner.rng.block(idx)
+				oidx, ok := outer.rng.Index(b.Addr())
+				if !ok || outer.rng.block(oidx) != b {
+					return fmt.Errorf("block %v of %q is not a block of %q", b, inner.name, outer.name)
+				}
+				if inner.taken.get(idx) != outer.taken.get(oidx) || inner.extra[idx] != outer.extra[oidx] {
+					return fmt.Errorf("nested pools %q and %q disagree on %v", inner.name, outer.name, b)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// check verifies the bitmap's counters, padding and summary level.
+func (b *bitmap) check() error {
+	ones := 0
+	for i := 0; i < b.n; i++ {
+		if b.get(i) {
+			ones++
+		}
+	}
+	if ones != b.ones {
+		return fmt.Errorf("ones=%d, counted %d", b.ones, ones)
+	}
+	for i := b.n; i < len(b.words)*64; i++ {
+		if !b.get(i) {
+			return fmt.Errorf("padding bit %d clear", i)
+		}
+	}
+	for w := range b.words {
+		got := b.nonFull[w>>6]>>(uint(w)&63)&1 == 1
+		if want := b.words[w] != ^uint64(0); got != want {
+			return fmt.Errorf("summary bit for word %d = %v, want %v", w, got, want)
+		}
+	}
+	for w := len(b.words); w < len(b.nonFull)*64; w++ {
+		if b.nonFull[w>>6]>>(uint(w)&63)&1 == 1 {
+			return fmt.Errorf("summary bit %d past the last word is set", w)
+		}
+	}
+	return nil
+}
+
+// check verifies the heap property and the position index.
+func (h *freedHeap) check() error {
+	if len(h.pos) != len(h.items) {
+		return fmt.Errorf("%d positions for %d items", len(h.pos), len(h.items))
+	}
+	for i, e := range h.items {
+		if h.pos[e.idx] != i {
+			return fmt.Errorf("pos[%d]=%d, want %d", e.idx, h.pos[e.idx], i)
+		}
+		if i > 0 && e.before(h.items[(i-1)/2]) {
+			return fmt.Errorf("heap property violated at %d", i)
+		}
+	}
+	return nil
+}
+
+func mustInvariants(t testing.TB, a *Allocator) {
+	t.Helper()
+	if err := a.checkInvariants(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshot is a comparable copy of the allocator state, independent of map
+// iteration and heap layout.
+type snapshot struct {
+	Pools  []poolSnapshot
+	Owners map[string][]netip.Prefix
+	Freed  map[netip.Prefix]int64
+}
+
+type poolSnapshot struct {
+	Name   string
+	Active bool
+	Range  Range
+	Taken  []uint64
+	Extra  map[int]uint32
+	Freed  [][2]int64 // (freed-at ns, index) in heap order
+}
+
+func (a *Allocator) snapshot(withFreed bool) snapshot {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := snapshot{Owners: map[string][]netip.Prefix{}, Freed: map[netip.Prefix]int64{}}
+	for o, hs := range a.owners {
+		s.Owners[o] = slices.Clone(hs)
+	}
+	if withFreed {
+		for b, at := range a.freed {
+			s.Freed[b] = at.UnixNano()
+		}
+	}
+	for _, p := range a.order {
+		ps := poolSnapshot{Name: p.name, Active: p.active, Range: p.rng, Taken: slices.Clone(p.taken.words)}
+		if len(p.extra) > 0 {
+			ps.Extra = maps.Clone(p.extra)
+		}
+		entries := slices.Clone(p.freed.items)
+		slices.SortFunc(entries, func(x, y freedEntry) int {
+			if x.before(y) {
+				return -1
+			}
+			if y.before(x) {
+				return 1
+			}
+			return 0
+		})
+		for _, e := range entries {
+			if withFreed {
+				ps.Freed = append(ps.Freed, [2]int64{e.at.UnixNano(), int64(e.idx)})
+			} else {
+				// Occupancy only: a freed block counts as not allocated.
+				ps.Taken[e.idx>>6] &^= 1 << (uint(e.idx) & 63)
+			}
+		}
+		s.Pools = append(s.Pools, ps)
+	}
+	return s
+}
+
+func diffSnapshots(x, y snapshot) string {
+	if reflect.DeepEqual(x, y) {
+		return ""
+	}
+	if !reflect.DeepEqual(x.Owners, y.Owners) {
+		return fmt.Sprintf("owners differ:\n%v\n%v", x.Owners, y.Owners)
+	}
+	if !reflect.DeepEqual(x.Freed, y.Freed) {
+		return fmt.Sprintf("freed differ:\n%v\n%v", x.Freed, y.Freed)
+	}
+	if len(x.Pools) != len(y.Pools) {
+		return fmt.Sprintf("pool count %d vs %d", len(x.Pools), len(y.Pools))
+	}
+	for i := range x.Pools {
+		if !reflect.DeepEqual(x.Pools[i], y.Pools[i]) {
+			return fmt.Sprintf("pool %q differs:\n%+v\n%+v", x.Pools[i].Name, x.Pools[i], y.Pools[i])
+		}
+	}
+	return "differ"
+}

@@ -1,0 +1,79 @@
+package allocator
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// Reserve records that owner holds prefix, typically a Node's existing
+// spec.podCIDRs entry during the start-up rebuild or when adopting a Node that
+// got its podCIDRs elsewhere. The prefix is masked; its size need not match
+// any range's blocks: it marks every block it overlaps in every range (a /23
+// in a /24-block range holds two blocks, a /26 holds the block containing
+// it). Reserve is idempotent per (owner, prefix). It also succeeds for a
+// prefix outside every range (reported by Unmanaged), because the API, not
+// the allocator, is the source of truth, and refusing to record a foreign
+// podCIDR is how kube-controller-manager ended up crash-looping
+// (kubernetes/kubernetes#82773). A block that was remembered as freed stops
+// being freed. Overlap with other owners is allowed and reference-counted;
+// use Conflicts to report it.
+func (a *Allocator) Reserve(owner string, prefix netip.Prefix) error {
+	if owner == "" {
+		return ErrInvalidOwner
+	}
+	if !prefix.IsValid() {
+		return fmt.Errorf("owner %q: %w", owner, ErrInvalidPrefix)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.holdLocked(owner, prefix.Masked())
+	return nil
+}
+
+// Release drops every holding of owner, to be called once the Node object is
+// really gone (not at its DeletionTimestamp, kubernetes/kubernetes#127792).
+// Blocks no other owner holds are remembered as freed at now and stay in
+// quarantine for RecycleDelay. It returns the released prefixes, sorted; nil
+// if owner held nothing.
+func (a *Allocator) Release(owner string, now time.Time) []netip.Prefix {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	held := slices.Clone(a.owners[owner])
+	if len(held) == 0 {
+		return nil
+	}
+	now = now.Round(0)
+	limit := a.opts.MaxQuarantine
+	var blocks []netip.Prefix
+	for _, h := range held {
+		a.dropHoldingLocked(owner, h, func(p *pool, idx int) {
+			blocks = append(blocks, p.rng.block(idx))
+			if len(blocks) >= 2*limit {
+				blocks = newestBlocks(blocks, limit)
+			}
+		})
+	}
+	// All new entries share the time now, so only the highest limit blocks
+	// can survive trimming; remembering only those keeps a huge release
+	// O(blocks) in time and O(limit) in memory.
+	for _, b := range newestBlocks(blocks, limit) {
+		a.freeBlockLocked(b, now)
+	}
+	a.trimLocked()
+	return held
+}
+
+// newestBlocks sorts and de-duplicates blocks (a block shared by nested
+// ranges is reported once per range) and keeps the highest limit of them.
+func newestBlocks(blocks []netip.Prefix, limit int) []netip.Prefix {
+	if len(blocks) > 1 {
+		slices.SortFunc(blocks, comparePrefix)
+		blocks = slices.Compact(blocks)
+	}
+	if len(blocks) > limit {
+		blocks = append(blocks[:0], blocks[len(blocks)-limit:]...)
+	}
+	return blocks
+}

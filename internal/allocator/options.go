@@ -1,0 +1,57 @@
+package allocator
+
+import "time"
+
+// DefaultMaxQuarantine bounds the freed blocks remembered over all ranges (see
+// the package documentation for the trade-off). 4096 entries of a prefix and a
+// timestamp stay far below the API object size limit when persisted.
+const DefaultMaxQuarantine = 4096
+
+// ExhaustedPolicy says what Assign does when every unallocated block of a
+// range is still in quarantine.
+type ExhaustedPolicy int
+
+const (
+	// Wait fails with a *QuarantinedError so the caller retries later. This is
+	// the safe default: a block freed moments ago may still be routed to, or
+	// used by pods of, the deleted Node.
+	Wait ExhaustedPolicy = iota
+	// ReuseOldest hands out the block freed longest ago even though its
+	// recycle delay has not passed, trading safety for availability.
+	ReuseOldest
+)
+
+// String returns the policy name.
+func (p ExhaustedPolicy) String() string {
+	switch p {
+	case Wait:
+		return "Wait"
+	case ReuseOldest:
+		return "ReuseOldest"
+	default:
+		return "Unknown"
+	}
+}
+
+// Options configure an Allocator.
+type Options struct {
+	// RecycleDelay is how long a freed block stays in quarantine before it is
+	// reused without ReuseOldest. Zero means reusable at once (still after
+	// every never-used block). Negative values are treated as zero.
+	RecycleDelay time.Duration
+	// WhenExhausted picks Wait (default) or ReuseOldest.
+	WhenExhausted ExhaustedPolicy
+	// MaxQuarantine bounds the remembered freed blocks over all ranges;
+	// zero or negative means DefaultMaxQuarantine.
+	MaxQuarantine int
+}
+
+func (o Options) withDefaults() Options {
+	if o.RecycleDelay < 0 {
+		o.RecycleDelay = 0
+	}
+	if o.MaxQuarantine <= 0 {
+		o.MaxQuarantine = DefaultMaxQuarantine
+	}
+	return o
+}

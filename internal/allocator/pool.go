@@ -1,0 +1,111 @@
+package allocator
+
+import (
+	"time"
+)
+
+// pool is the mutable state of one range. Every block is in exactly one state:
+//
+//	never used   taken=0
+//	allocated    taken=1, not in freed; holders = 1 + extra[idx]
+//	freed        taken=1, in freed (quarantined until at+RecycleDelay, then
+//	             reusable in freed-time order)
+//
+// The Allocator keeps pools that share blocks (a range nested in a supernet)
+// in the same state for every shared block.
+type pool struct {
+	name   string
+	rng    Range
+	active bool
+	taken  *bitmap
+	extra  map[int]uint32 // holders beyond the first; only overlapping adoptions
+	freed  *freedHeap
+}
+
+func newPool(name string, r Range, active bool) *pool {
+	return &pool{name: name, rng: r, active: active, taken: newBitmap(r.n), freed: newFreedHeap()}
+}
+
+// allocated returns the number of blocks held by at least one owner.
+func (p *pool) allocated() int { return p.taken.ones - p.freed.Len() }
+
+// isAllocated reports whether block idx is held by an owner.
+func (p *pool) isAllocated(idx int) bool {
+	if !p.taken.get(idx) {
+		return false
+	}
+	_, freed := p.freed.pos[idx]
+	return !freed
+}
+
+// hold adds one holder to blocks lo..hi. The caller has already taken any
+// freed block in the interval out of the freed set.
+func (p *pool) hold(lo, hi int) {
+	p.taken.setRange(lo, hi, func(i int) {
+		if p.extra == nil {
+			p.extra = map[int]uint32{}
+		}
+		p.extra[i]++
+	})
+}
+
+// unhold removes one holder from blocks lo..hi. Blocks left without holders
+// become never-used (taken=0) and are reported to freed in increasing order;
+// the caller decides which of them to remember as freed.
+func (p *pool) unhold(lo, hi int, freed func(idx int)) {
+	var keep func(int) bool
+	if len(p.extra) > 0 {
+		keep = func(i int) bool {
+			c, ok := p.extra[i]
+			if !ok {
+				return false
+			}
+			if c == 1 {
+				delete(p.extra, i)
+			} else {
+				p.extra[i] = c - 1
+			}
+			return true
+		}
+	}
+	p.taken.clearRange(lo, hi, keep, freed)
+}
+
+// markFreed records never-used block idx as freed at at, or moves an existing
+// record to at if at is later. It must not be called for an allocated block.
+func (p *pool) markFreed(idx int, at time.Time) {
+	if old, ok := p.freed.lookup(idx); ok {
+		if at.After(old) {
+			p.freed.put(idx, at)
+		}
+		return
+	}
+	p.taken.set(idx)
+	p.freed.put(idx, at)
+}
+
+// forget turns freed block idx back into a never-used block.
+func (p *pool) forget(idx int) {
+	if p.freed.remove(idx) {
+		p.taken.clear(idx)
+	}
+}
+
+// forgetAll turns every freed block back into a never-used block.
+func (p *pool) forgetAll() {
+	for _, e := range p.freed.items {
+		p.taken.clear(e.idx)
+	}
+	p.freed.reset()
+}
+
+// quarantined counts freed blocks not yet reusable at now.
+func (p *pool) quarantined(now time.Time, delay time.Duration) int {
+	n := 0
+	for _, e := range p.freed.items {
+		if e.at.Add(delay).After(now) {
+			n++
+		}
+	}
+	return n
+}

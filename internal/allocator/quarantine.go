@@ -1,0 +1,172 @@
+package allocator
+
+import (
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// QuarantineEntry is a remembered freed block and when it was freed, in the
+// form the controller persists in the API.
+type QuarantineEntry struct {
+	Prefix  netip.Prefix
+	FreedAt time.Time
+}
+
+// Quarantine returns every remembered freed block, at most
+// Options.MaxQuarantine entries, ordered by FreedAt then prefix. It includes
+// blocks whose recycle delay has passed: they still order reuse, and keeping
+// them makes RestoreQuarantine reproduce the state exactly. Callers that only
+// care about safety may drop entries with FreedAt+RecycleDelay <= now.
+func (a *Allocator) Quarantine() []QuarantineEntry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.quarantineLocked()
+}
+
+func (a *Allocator) quarantineLocked() []QuarantineEntry {
+	out := make([]QuarantineEntry, 0, len(a.freed))
+	for b, at := range a.freed {
+		out = append(out, QuarantineEntry{Prefix: b, FreedAt: at})
+	}
+	slices.SortFunc(out, func(x, y QuarantineEntry) int {
+		if c := x.FreedAt.Compare(y.FreedAt); c != 0 {
+			return c
+		}
+		return comparePrefix(x.Prefix, y.Prefix)
+	})
+	return out
+}
+
+// RestoreQuarantine reloads persisted freed blocks, normally right after the
+// Reserve calls of a rebuild. An entry marks every unallocated block it
+// overlaps in every range; allocated blocks (the API says they are in use)
+// and blocks in no range are skipped; a block already remembered keeps the
+// later of the two times. The MaxQuarantine bound then applies as usual.
+// Monotonic clock readings are stripped.
+func (a *Allocator) RestoreQuarantine(entries []QuarantineEntry) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.restoreLocked(entries)
+}
+
+func (a *Allocator) restoreLocked(entries []QuarantineEntry) {
+	limit := a.opts.MaxQuarantine
+	cands := map[netip.Prefix]time.Time{}
+	for _, e := range entries {
+		if !e.Prefix.IsValid() {
+			continue
+		}
+		at := e.FreedAt.Round(0)
+		for _, p := range a.order {
+			lo, hi, ok := p.rng.Overlapping(e.Prefix)
+			if !ok {
+				continue
+			}
+			// Only the highest limit blocks of one entry can survive the bound
+			// (they share a time and rank by prefix), so an entry covering a
+			// huge prefix costs O(limit), not O(blocks).
+			for i, n := hi, 0; i >= lo && n < limit; i-- {
+				if p.isAllocated(i) {
+					continue
+				}
+				n++
+				b := p.rng.block(i)
+				if old, ok := cands[b]; !ok || at.After(old) {
+					cands[b] = at
+				}
+			}
+		}
+	}
+	for b, at := range cands {
+		a.freeBlockLocked(b, at)
+	}
+	a.trimLocked()
+}
+
+// freeBlockLocked remembers unallocated block b as freed at at in every pool
+// that contains it, keeping the later time if it is already remembered.
+func (a *Allocator) freeBlockLocked(b netip.Prefix, at time.Time) {
+	if old, ok := a.freed[b]; ok && !at.After(old) {
+		return
+	}
+	a.freed[b] = at
+	for _, p := range a.order {
+		if p.rng.nodeMask != b.Bits() {
+			continue
+		}
+		if idx, ok := p.rng.Index(b.Addr()); ok {
+			p.markFreed(idx, at)
+		}
+	}
+}
+
+// forgetBlockLocked turns remembered freed block b into a never-used block in
+// every pool.
+func (a *Allocator) forgetBlockLocked(b netip.Prefix) {
+	delete(a.freed, b)
+	for _, p := range a.order {
+		if p.rng.nodeMask != b.Bits() {
+			continue
+		}
+		if idx, ok := p.rng.Index(b.Addr()); ok {
+			p.forget(idx)
+		}
+	}
+}
+
+// unfreeOverlapping forgets every remembered freed block that pfx overlaps,
+// before pfx is held. The common case (pfx no larger than a block) is one map
+// lookup; a larger pfx scans the bounded freed set.
+func (a *Allocator) unfreeOverlapping(pfx netip.Prefix) {
+	if len(a.freed) == 0 {
+		return
+	}
+	for _, p := range a.order {
+		if !p.rng.prefix.Overlaps(pfx) {
+			continue
+		}
+		if pfx.Bits() >= p.rng.nodeMask {
+			// Every pool overlapping pfx overlaps this one, so shares its mask.
+			b := netip.PrefixFrom(pfx.Addr(), p.rng.nodeMask).Masked()
+			if _, ok := a.freed[b]; ok {
+				a.forgetBlockLocked(b)
+			}
+			return
+		}
+		break
+	}
+	var drop []netip.Prefix
+	for b := range a.freed {
+		if b.Overlaps(pfx) {
+			drop = append(drop, b)
+		}
+	}
+	for _, b := range drop {
+		a.forgetBlockLocked(b)
+	}
+}
+
+// trimLocked enforces MaxQuarantine by forgetting the blocks freed longest ago
+// (ties: lowest prefix first). A forgotten block becomes never-used, i.e.
+// immediately reusable.
+func (a *Allocator) trimLocked() {
+	for len(a.freed) > a.opts.MaxQuarantine {
+		var oldest QuarantineEntry
+		found := false
+		for _, p := range a.order {
+			e, ok := p.freed.min()
+			if !ok {
+				continue
+			}
+			b := p.rng.block(e.idx)
+			if !found || e.at.Before(oldest.FreedAt) || (e.at.Equal(oldest.FreedAt) && comparePrefix(b, oldest.Prefix) < 0) {
+				oldest, found = QuarantineEntry{Prefix: b, FreedAt: e.at}, true
+			}
+		}
+		if !found {
+			return // unreachable: every remembered block is in some pool
+		}
+		a.forgetBlockLocked(oldest.Prefix)
+	}
+}

@@ -1,0 +1,124 @@
+package allocator
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// Usage is the block accounting of one range at a point in time. Allocated +
+// Free + Quarantined == Capacity. Free counts never-used blocks and freed
+// blocks whose recycle delay has passed.
+type Usage struct {
+	Capacity    int
+	Allocated   int
+	Free        int
+	Quarantined int
+}
+
+// Usage returns the block accounting of the named range at now.
+func (a *Allocator) Usage(rangeName string, now time.Time) (Usage, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, ok := a.pools[rangeName]
+	if !ok {
+		return Usage{}, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
+	}
+	u := Usage{Capacity: p.rng.n, Allocated: p.allocated(), Quarantined: p.quarantined(now, a.opts.RecycleDelay)}
+	u.Free = u.Capacity - u.Allocated - u.Quarantined
+	return u, nil
+}
+
+// Holders returns the sorted owners holding a prefix that overlaps the named
+// range. A Draining range can be Released once this is empty.
+func (a *Allocator) Holders(rangeName string) ([]string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, ok := a.pools[rangeName]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
+	}
+	var out []string
+	for owner := range a.owners {
+		if _, ok := a.heldIn(owner, p); ok {
+			out = append(out, owner)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Holding is one prefix held by one owner.
+type Holding struct {
+	Owner  string
+	Prefix netip.Prefix
+}
+
+// Holdings returns every holding, sorted by owner then prefix. Replaying it
+// through Reserve on a fresh allocator with the same ranges rebuilds the same
+// occupancy.
+func (a *Allocator) Holdings() []Holding {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.holdingsLocked(func(netip.Prefix) bool { return true })
+}
+
+// Unmanaged returns the holdings that overlap no configured range (foreign or
+// out-of-range podCIDRs), sorted by owner then prefix, for status reporting.
+func (a *Allocator) Unmanaged() []Holding {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.holdingsLocked(func(h netip.Prefix) bool {
+		for _, p := range a.order {
+			if p.rng.prefix.Overlaps(h) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (a *Allocator) holdingsLocked(keep func(netip.Prefix) bool) []Holding {
+	var out []Holding
+	for owner, hs := range a.owners {
+		for _, h := range hs {
+			if keep(h) {
+				out = append(out, Holding{Owner: owner, Prefix: h})
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y Holding) int {
+		if c := cmp.Compare(x.Owner, y.Owner); c != 0 {
+			return c
+		}
+		return comparePrefix(x.Prefix, y.Prefix)
+	})
+	return out
+}
+
+// Conflicts returns the sorted other owners holding a prefix that overlaps
+// one of owner's, i.e. Nodes that share addresses with owner. It is O(holdings).
+func (a *Allocator) Conflicts(owner string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	mine := a.owners[owner]
+	var out []string
+	for other, hs := range a.owners {
+		if other == owner {
+			continue
+		}
+	scan:
+		for _, h := range hs {
+			for _, m := range mine {
+				if h.Overlaps(m) {
+					out = append(out, other)
+					break scan
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,52 @@
+package cidr
+
+import "net/netip"
+
+// Address family names, as used in PodNetwork status and in messages.
+const (
+	IPv4 = "IPv4"
+	IPv6 = "IPv6"
+)
+
+// Family reports the address family of p: IPv4 or IPv6. It returns "" for an
+// invalid prefix. An IPv4-mapped IPv6 prefix is IPv6, which is how net/netip
+// treats it; ParseCanonical and ValidateRange reject such prefixes anyway.
+func Family(p netip.Prefix) string {
+	switch {
+	case !p.IsValid():
+		return ""
+	case p.Addr().Is4():
+		return IPv4
+	default:
+		return IPv6
+	}
+}
+
+// DefaultNodeMaskSize returns the per-node block size used when a range does
+// not set one: /24 for IPv4 and /64 for IPv6, the kube-controller-manager
+// defaults, so clusters migrating from it keep the same block size. It returns
+// 0 for an unknown family.
+func DefaultNodeMaskSize(family string) int {
+	switch family {
+	case IPv4:
+		return 24
+	case IPv6:
+		return 64
+	default:
+		return 0
+	}
+}
+
+// MaxNodeMaskSize returns the longest node block allowed for family: /30 for
+// IPv4 and /126 for IPv6, i.e. at least four addresses per node. It returns 0
+// for an unknown family.
+func MaxNodeMaskSize(family string) int {
+	switch family {
+	case IPv4:
+		return 30
+	case IPv6:
+		return 126
+	default:
+		return 0
+	}
+}
