@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// PodNetwork conditions. The operator always writes all three, so that kstatus
+// and kubectl wait see them from the first reconcile on: Ready=True means
+// Current, Ready=False means InProgress.
+
+const (
+	// ReadyCondition is True when every range of the spec is Active, nothing
+	// is in transition and the PodNetwork is not being deleted.
+	ReadyCondition = "Ready"
+
+	// ProgressingCondition is True while some range moves between phases and
+	// the move only waits for consumers or nodes, not for an edit.
+	ProgressingCondition = "Progressing"
+
+	// DegradedCondition is True when something needs attention: an invalid
+	// range, a rejection by a consumer or a transition that waits too long.
+	DegradedCondition = "Degraded"
+)
+
+// Reasons of the Ready condition.
+const (
+	// AllRangesActiveReason (Ready=True) says every spec range is Active and no
+	// other range is tracked.
+	AllRangesActiveReason = "AllRangesActive"
+
+	// TransitionsInProgressReason (Ready=False, Progressing=True) says some
+	// range is Pending, Draining or Released and waits for consumers to
+	// acknowledge it or for nodes to give back their blocks.
+	TransitionsInProgressReason = "TransitionsInProgress"
+
+	// InvalidRangesReason (Ready=False, Degraded=True) says a spec range
+	// cannot be used: it overlaps a ServiceCIDR, a node address or another
+	// tracked range, or its name is still tracked with another CIDR.
+	InvalidRangesReason = "InvalidRanges"
+
+	// ConsumerRejectedReason (Ready=False, Degraded=True) says a required
+	// consumer rejected a range.
+	ConsumerRejectedReason = "ConsumerRejected"
+
+	// DeletingReason (Ready=False, Progressing=True) says the PodNetwork is
+	// being deleted and its ranges are being drained and released.
+	DeletingReason = "Deleting"
+)
+
+// Reasons of the Progressing condition (besides TransitionsInProgressReason
+// and DeletingReason).
+const (
+	// StableReason (Progressing=False) says no range is in transition.
+	StableReason = "Stable"
+
+	// BlockedReason (Progressing=False) says the only ranges not Active are
+	// invalid or rejected; they need an edit of the spec, a ServiceCIDR, a
+	// node or a consumer before anything can move.
+	BlockedReason = "Blocked"
+)
+
+// Reasons of the Degraded condition (besides InvalidRangesReason and
+// ConsumerRejectedReason).
+const (
+	// TransitionStalledReason (Degraded=True) says a range has waited longer
+	// than the stall threshold for a required consumer's acknowledgement.
+	TransitionStalledReason = "TransitionStalled"
+
+	// AsExpectedReason (Degraded=False) says nothing needs attention.
+	AsExpectedReason = "AsExpected"
+)
+
+// PodNetworkConsumer conditions, written by the consumer itself.
+const (
+	// ConsumerReadyCondition is True when the consumer runs, watches the
+	// PodNetwork and can apply ranges. It says nothing about whether the
+	// consumer has acknowledged the current phases; the operator reports
+	// that in PodNetwork.status.consumers.
+	ConsumerReadyCondition = "Ready"
+
+	// ConsumerRunningReason (Ready=True) says the consumer runs and applies
+	// ranges.
+	ConsumerRunningReason = "Running"
+
+	// ConsumerApplyFailedReason (Ready=False) says the consumer failed to apply
+	// its configuration; the message says why.
+	ConsumerApplyFailedReason = "ApplyFailed"
+)

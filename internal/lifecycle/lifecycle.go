@@ -1,0 +1,348 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package lifecycle is the pure state machine that moves the ranges of the
+// PodNetwork through their phases. Compute takes a snapshot of everything it
+// depends on (spec, previous status, consumers and their acknowledgements,
+// nodes, ServiceCIDRs, the time) and returns the new status, the conditions,
+// the events to emit and whether the finalizer can go. It never talks to the
+// API server.
+//
+// Transitions (a consumer "acked" a phase when its status has an Accepted
+// entry with the range's name, cidr and that phase; only required consumers
+// that are not being deleted are waited for):
+//
+//   - a spec range that is not tracked becomes Pending. A range that overlaps
+//     a ServiceCIDR, a node address or another tracked range (other than as a
+//     strict supernet or subnet with the same nodeMaskSize) stays Pending with
+//     invalidReason set and is never offered to consumers;
+//   - Pending → Active when it is valid, every required consumer acked
+//     Pending and none rejected it;
+//   - Pending → Released when it leaves the spec before becoming Active;
+//   - Active → Draining as soon as it leaves the spec (or the PodNetwork is
+//     being deleted);
+//   - Draining → Active when the same name, cidr and nodeMaskSize are back in
+//     the spec;
+//   - Draining → Released when every required consumer acked Draining and no
+//     node holds a pod CIDR overlapping the range that is not inside another
+//     Active range (so a range covered by an Active supernet is released
+//     without replacing nodes);
+//   - Released → purged (no longer tracked) when every required consumer
+//     acked Released.
+//
+// A name stays bound to its cidr while it is tracked: a spec range whose name
+// is tracked with another cidr or nodeMaskSize waits (Degraded says so) until the
+// old range is purged, and a range re-added with the same name and cidr while
+// Released also waits for the purge and then starts over as a new Pending
+// range. A cidr that is still tracked cannot be reused under another name
+// (RangeConflict) until it is purged.
+//
+// Transitions chain within one Compute call until nothing moves, each one
+// emitting its event, so one reconcile reaches the resting state.
+package lifecycle
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// maxIterations bounds the transition loop; each range moves at most four
+// times (e.g. Active → Draining → Released → purged → Pending) per call.
+const maxIterations = 8
+
+type specRange struct {
+	r      *v1alpha1.PodCIDRRange
+	prefix netip.Prefix
+	nms    int32
+	err    string // why cidr cannot be used at all
+}
+
+type entry struct {
+	st     v1alpha1.RangeStatus
+	prefix netip.Prefix
+	ok     bool                  // prefix parsed
+	prev   *v1alpha1.RangeStatus // the previous status entry with this name, if any
+	moved  bool                  // the phase changed in this Compute
+}
+
+type computer struct {
+	in         *Input
+	now        metav1.Time
+	spec       []*specRange
+	specByName map[string]*specRange
+	consumers  []Consumer // not being deleted, sorted by name
+	entries    map[string]*entry
+	prevByName map[string]*v1alpha1.RangeStatus
+	nodes      []Node
+	events     []Event
+}
+
+// Compute runs the state machine once. See the package documentation.
+func Compute(in Input) Output {
+	c := newComputer(&in)
+	for range maxIterations {
+		changed := c.specTransitions()
+		changed = c.addNewEntries() || changed
+		c.validate()
+		changed = c.ackTransitions() || changed
+		if !changed {
+			break
+		}
+	}
+	return c.output()
+}
+
+func newComputer(in *Input) *computer {
+	c := &computer{
+		in:         in,
+		now:        metav1.NewTime(in.Now.Truncate(time.Second)),
+		specByName: map[string]*specRange{},
+		entries:    map[string]*entry{},
+		prevByName: map[string]*v1alpha1.RangeStatus{},
+	}
+	if !in.Deleting {
+		for i := range in.Spec {
+			s := parseSpecRange(&in.Spec[i])
+			c.spec = append(c.spec, s)
+			c.specByName[s.r.Name] = s
+		}
+	}
+	for _, cons := range in.Consumers {
+		if !cons.Deleting {
+			c.consumers = append(c.consumers, cons)
+		}
+	}
+	sort.Slice(c.consumers, func(i, j int) bool { return c.consumers[i].Name < c.consumers[j].Name })
+	for i := range in.Status.Ranges {
+		prev := &in.Status.Ranges[i]
+		c.prevByName[prev.Name] = prev
+		e := &entry{st: *prev.DeepCopy(), prev: prev}
+		if p, err := netip.ParsePrefix(prev.CIDR); err == nil {
+			e.prefix, e.ok = p.Masked(), true
+		}
+		c.entries[prev.Name] = e
+	}
+	for _, n := range in.Nodes {
+		m := Node{Name: n.Name, Addresses: n.Addresses}
+		for _, p := range n.PodCIDRs {
+			if p.IsValid() {
+				m.PodCIDRs = append(m.PodCIDRs, p.Masked())
+			}
+		}
+		c.nodes = append(c.nodes, m)
+	}
+	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].Name < c.nodes[j].Name })
+	return c
+}
+
+func parseSpecRange(r *v1alpha1.PodCIDRRange) *specRange {
+	s := &specRange{r: r}
+	p, err := netip.ParsePrefix(r.CIDR)
+	switch {
+	case err != nil:
+		s.err = fmt.Sprintf("cidr %q is not an IPv4 or IPv6 prefix", r.CIDR)
+	case p.Addr().Is4In6() || p.Addr().Zone() != "":
+		s.err = fmt.Sprintf("cidr %q is an IPv4-mapped or zoned IPv6 prefix", r.CIDR)
+	case p.Masked() != p || p.String() != r.CIDR:
+		s.err = fmt.Sprintf("cidr %q is not in canonical form (%s)", r.CIDR, p.Masked())
+	default:
+		s.prefix = p
+		s.nms = r.EffectiveNodeMaskSize()
+	}
+	return s
+}
+
+// sortedNames returns the names of the tracked ranges in order.
+func (c *computer) sortedNames() []string {
+	names := make([]string, 0, len(c.entries))
+	for n := range c.entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// inSpec reports whether the spec holds the range of e: same name, cidr and
+// nodeMaskSize.
+func (c *computer) inSpec(e *entry) bool {
+	s := c.specByName[e.st.Name]
+	return s != nil && s.err == "" && e.ok && s.prefix == e.prefix && s.nms == e.st.NodeMaskSize
+}
+
+func (c *computer) setPhase(e *entry, phase v1alpha1.RangePhase, ev Event) {
+	e.st.Phase = phase
+	e.st.PhaseSince = c.now
+	e.moved = true
+	e.st.Awaiting = nil
+	e.st.Rejections = nil
+	e.st.Holders = nil
+	e.st.HolderCount = 0
+	ev.Range, ev.CIDR = e.st.Name, e.st.CIDR
+	c.events = append(c.events, ev)
+}
+
+// specTransitions applies the transitions driven by the spec alone.
+func (c *computer) specTransitions() bool {
+	changed := false
+	for _, name := range c.sortedNames() {
+		e := c.entries[name]
+		inSpec := c.inSpec(e)
+		switch e.st.Phase {
+		case v1alpha1.RangePhasePending:
+			if !inSpec {
+				c.setPhase(e, v1alpha1.RangePhaseReleased, normal(EventRangeReleased, "Release",
+					fmt.Sprintf("Range %q (%s) left the spec before it became Active and is Released", name, e.st.CIDR)))
+				changed = true
+			}
+		case v1alpha1.RangePhaseActive:
+			if !inSpec {
+				why := "left the spec"
+				if c.in.Deleting {
+					why = "is being removed because the PodNetwork is being deleted"
+				}
+				c.setPhase(e, v1alpha1.RangePhaseDraining, normal(EventRangeDraining, "Drain",
+					fmt.Sprintf("Range %q (%s) %s and is Draining: no new node blocks are allocated from it", name, e.st.CIDR, why)))
+				changed = true
+			}
+		case v1alpha1.RangePhaseDraining:
+			if inSpec {
+				c.setPhase(e, v1alpha1.RangePhaseActive, normal(EventRangeReactivated, "Reactivate",
+					fmt.Sprintf("Range %q (%s) is back in the spec and Active again", name, e.st.CIDR)))
+				changed = true
+			}
+		case v1alpha1.RangePhaseReleased:
+			// Only acknowledgements move a Released range.
+		default:
+			// An unknown phase (status edited by hand): treat it as Draining,
+			// the most conservative phase for a range that may be in use.
+			c.setPhase(e, v1alpha1.RangePhaseDraining, normal(EventRangeDraining, "Drain",
+				fmt.Sprintf("Range %q (%s) had unknown phase %q and is Draining", name, e.st.CIDR, e.st.Phase)))
+			changed = true
+		}
+	}
+	return changed
+}
+
+// addNewEntries tracks every usable spec range whose name is not tracked yet
+// as Pending.
+func (c *computer) addNewEntries() bool {
+	changed := false
+	for _, s := range c.spec {
+		if s.err != "" || c.entries[s.r.Name] != nil || len(c.entries) >= v1alpha1.MaxStatusRanges {
+			continue
+		}
+		e := &entry{
+			st: v1alpha1.RangeStatus{
+				Name:         s.r.Name,
+				CIDR:         s.prefix.String(),
+				IPFamily:     v1alpha1.FamilyOf(s.prefix),
+				NodeMaskSize: s.nms,
+				Phase:        v1alpha1.RangePhasePending,
+				PhaseSince:   c.now,
+			},
+			prefix: s.prefix,
+			ok:     true,
+		}
+		c.entries[s.r.Name] = e
+		ev := normal(EventRangePending, "Track", fmt.Sprintf("Range %q (%s) was added to the spec and is Pending", s.r.Name, e.st.CIDR))
+		ev.Range, ev.CIDR = s.r.Name, e.st.CIDR
+		c.events = append(c.events, ev)
+		changed = true
+	}
+	return changed
+}
+
+// ackTransitions applies the transitions that wait for consumers and nodes.
+func (c *computer) ackTransitions() bool {
+	changed := false
+	for _, name := range c.sortedNames() {
+		e := c.entries[name]
+		switch e.st.Phase {
+		case v1alpha1.RangePhasePending:
+			if c.inSpec(e) && e.st.InvalidReason == "" && c.allAcked(e) {
+				c.setPhase(e, v1alpha1.RangePhaseActive, normal(EventRangeActivated, "Activate",
+					fmt.Sprintf("Range %q (%s) is Active: every required consumer accepted it", name, e.st.CIDR)))
+				changed = true
+			}
+		case v1alpha1.RangePhaseDraining:
+			if c.allAcked(e) && len(c.holders(e)) == 0 {
+				c.setPhase(e, v1alpha1.RangePhaseReleased, normal(EventRangeReleased, "Release",
+					fmt.Sprintf("Range %q (%s) is Released: every required consumer stopped placing addresses in it and no node holds a block in it", name, e.st.CIDR)))
+				changed = true
+			}
+		case v1alpha1.RangePhaseReleased:
+			if c.allAcked(e) {
+				delete(c.entries, name)
+				ev := normal(EventRangePurged, "Purge",
+					fmt.Sprintf("Range %q (%s) was removed from every required consumer's configuration and is no longer tracked", name, e.st.CIDR))
+				ev.Range, ev.CIDR = name, e.st.CIDR
+				c.events = append(c.events, ev)
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// allAcked reports whether every required consumer accepted the current phase
+// of e.
+func (c *computer) allAcked(e *entry) bool {
+	for i := range c.consumers {
+		if !c.consumers[i].Required {
+			continue
+		}
+		if acked, _, _ := v1alpha1.AckState(c.consumers[i].Acks, &e.st); !acked {
+			return false
+		}
+	}
+	return true
+}
+
+// coveredByOtherActive reports whether p lies inside an Active range other
+// than the one named exclude.
+func (c *computer) coveredByOtherActive(p netip.Prefix, exclude string) bool {
+	for name, o := range c.entries {
+		if name != exclude && o.ok && o.st.Phase == v1alpha1.RangePhaseActive &&
+			o.prefix.Bits() <= p.Bits() && o.prefix.Contains(p.Addr()) {
+			return true
+		}
+	}
+	return false
+}
+
+// holders returns the sorted names of the nodes that hold a pod CIDR
+// overlapping e that is not inside another Active range.
+func (c *computer) holders(e *entry) []string {
+	if !e.ok {
+		return nil
+	}
+	var out []string
+	for _, n := range c.nodes {
+		for _, p := range n.PodCIDRs {
+			if p.Overlaps(e.prefix) && !c.coveredByOtherActive(p, e.st.Name) {
+				out = append(out, n.Name)
+				break
+			}
+		}
+	}
+	return out
+}

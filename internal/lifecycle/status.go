@@ -1,0 +1,573 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+const (
+	// maxFieldMessage is the MaxLength of the message fields in status.
+	maxFieldMessage = 1024
+	// maxConditionMessage keeps condition messages readable (the schema allows
+	// 32768 characters).
+	maxConditionMessage = 4096
+	// maxConditionLines is how many problems a condition message lists.
+	maxConditionLines = 20
+	// maxStatusConsumers is the MaxItems of status.consumers.
+	maxStatusConsumers = 64
+	// maxListItems is the MaxItems of awaiting and rejections.
+	maxListItems = 64
+)
+
+// lines collects the sentences the conditions are made of.
+type lines struct {
+	invalid    []string // Pending ranges that cannot be used, Active ranges with conflicts
+	blocking   []string // the subset of invalid that keeps ranges from moving, plus spec entries that cannot be tracked
+	specIssues []string // spec entries that cannot be tracked
+	rejections []string // rejections by required consumers
+	waits      []string // transitions that only wait for consumers or nodes
+	stalls     []string // waits that exceeded StallAfter
+}
+
+func (c *computer) output() Output {
+	out := Output{ObservedGeneration: c.in.Generation}
+	var l lines
+	names := c.sortedNames()
+	for _, name := range names {
+		c.decorate(c.entries[name])
+	}
+	for _, name := range names {
+		e := c.entries[name]
+		c.entryEvents(e)
+		c.entryLines(e, &l)
+		out.Ranges = append(out.Ranges, e.st)
+	}
+	c.specLines(&l)
+	out.RequeueAfter = c.stalls(&l)
+	out.Consumers = c.consumerSummaries()
+	out.ForeignNodeCount, out.ForeignNodes = c.foreignNodes()
+	out.Summary = c.summary()
+	out.Conditions = c.conditions(&l, &out.Summary)
+	out.FinalizerRemovable = c.in.Deleting && len(c.entries) == 0
+	out.Events = c.events
+	return out
+}
+
+// decorate fills the derived fields of a tracked range.
+func (c *computer) decorate(e *entry) {
+	if e.ok {
+		e.st.IPFamily = v1alpha1.FamilyOf(e.prefix)
+	}
+	e.st.Awaiting, e.st.Rejections = nil, nil
+	if v1alpha1.NeedsAck(&e.st) {
+		for i := range c.consumers {
+			cons := &c.consumers[i]
+			acked, rejected, msg := v1alpha1.AckState(cons.Acks, &e.st)
+			switch {
+			case rejected:
+				if len(e.st.Rejections) < maxListItems {
+					e.st.Rejections = append(e.st.Rejections, v1alpha1.RangeRejection{Consumer: cons.Name, Message: truncate(msg, maxFieldMessage)})
+				}
+			case !acked && cons.Required && e.st.Phase != v1alpha1.RangePhaseActive:
+				if len(e.st.Awaiting) < maxListItems {
+					e.st.Awaiting = append(e.st.Awaiting, cons.Name)
+				}
+			}
+		}
+	}
+	e.st.Holders, e.st.HolderCount = nil, 0
+	if e.st.Phase == v1alpha1.RangePhaseDraining {
+		hs := c.holders(e)
+		e.st.HolderCount = int32(len(hs))
+		if len(hs) > v1alpha1.MaxListedNodes {
+			hs = hs[:v1alpha1.MaxListedNodes]
+		}
+		e.st.Holders = hs
+	}
+	e.st.CoveredBy = c.coveredBy(e)
+	if c.in.Usage != nil {
+		e.st.Usage = nil
+		if u, ok := c.in.Usage[e.st.Name]; ok {
+			e.st.Usage = &u
+		}
+	}
+	e.st.Message = truncate(c.rangeMessage(e), maxFieldMessage)
+}
+
+// coveredBy returns the name of the smallest Active range that strictly
+// contains e.
+func (c *computer) coveredBy(e *entry) string {
+	best := ""
+	bestBits := -1
+	for _, name := range c.sortedNames() {
+		o := c.entries[name]
+		if name == e.st.Name || !o.ok || !e.ok || o.st.Phase != v1alpha1.RangePhaseActive {
+			continue
+		}
+		if o.prefix.Bits() < e.prefix.Bits() && o.prefix.Contains(e.prefix.Addr()) && o.prefix.Bits() > bestBits {
+			best, bestBits = name, o.prefix.Bits()
+		}
+	}
+	return best
+}
+
+func (c *computer) requiredRejections(e *entry) []v1alpha1.RangeRejection {
+	var out []v1alpha1.RangeRejection
+	for _, r := range e.st.Rejections {
+		for i := range c.consumers {
+			if c.consumers[i].Name == r.Consumer && c.consumers[i].Required {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// rangeMessage says what the range waits for.
+func (c *computer) rangeMessage(e *entry) string {
+	var parts []string
+	if rs := c.requiredRejections(e); len(rs) > 0 {
+		names := make([]string, 0, len(rs))
+		for _, r := range rs {
+			names = append(names, r.Consumer)
+		}
+		parts = append(parts, fmt.Sprintf("Rejected by required consumers %s; it stays %s until they accept it", listWords(names, 10), e.st.Phase))
+	}
+	var waits []string
+	switch e.st.Phase {
+	case v1alpha1.RangePhasePending:
+		if e.st.InvalidReason != "" {
+			return "Cannot be used until the problem in invalidMessage is fixed"
+		}
+		if len(e.st.Awaiting) > 0 {
+			waits = append(waits, fmt.Sprintf("consumers %s to accept it", listWords(e.st.Awaiting, 10)))
+		}
+	case v1alpha1.RangePhaseDraining:
+		if len(e.st.Awaiting) > 0 {
+			waits = append(waits, fmt.Sprintf("consumers %s to acknowledge Draining", listWords(e.st.Awaiting, 10)))
+		}
+		if e.st.HolderCount > 0 {
+			waits = append(waits, fmt.Sprintf("%d nodes to give back their blocks (%s)", e.st.HolderCount, listWords(e.st.Holders, 5)))
+		}
+	case v1alpha1.RangePhaseReleased:
+		if len(e.st.Awaiting) > 0 {
+			waits = append(waits, fmt.Sprintf("consumers %s to acknowledge Released", listWords(e.st.Awaiting, 10)))
+		}
+	}
+	if len(waits) > 0 {
+		parts = append(parts, "Waiting for "+strings.Join(waits, " and "))
+	}
+	if c.readdedWhileReleased(e) {
+		parts = append(parts, "It is back in the spec and becomes Pending again once it has been purged")
+	}
+	return strings.Join(parts, ". ")
+}
+
+// readdedWhileReleased reports whether a Released range is back in the spec
+// with the same name, cidr and nodeMaskSize.
+func (c *computer) readdedWhileReleased(e *entry) bool {
+	return e.st.Phase == v1alpha1.RangePhaseReleased && c.inSpec(e)
+}
+
+// entryEvents emits the events for problems and rejections that are new
+// since the previous status.
+func (c *computer) entryEvents(e *entry) {
+	prev := e.prev
+	same := prev != nil && !e.moved && prev.CIDR == e.st.CIDR && prev.Phase == e.st.Phase
+	if e.st.InvalidReason != "" && !(same && prev.InvalidReason == e.st.InvalidReason && prev.InvalidMessage == e.st.InvalidMessage) {
+		msg := fmt.Sprintf("Range %q (%s) cannot be used: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
+		if e.st.Phase == v1alpha1.RangePhaseActive {
+			msg = fmt.Sprintf("Active range %q (%s) conflicts: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
+		}
+		ev := warning(EventRangeInvalid, "Validate", msg)
+		ev.Range, ev.CIDR = e.st.Name, e.st.CIDR
+		c.events = append(c.events, ev)
+	}
+	for _, r := range e.st.Rejections {
+		if same && hasRejection(prev.Rejections, r) {
+			continue
+		}
+		ev := warning(EventConsumerRejected, "Reject", fmt.Sprintf("Consumer %q rejected range %q (%s) in phase %s: %s",
+			r.Consumer, e.st.Name, e.st.CIDR, e.st.Phase, r.Message))
+		ev.Range, ev.CIDR, ev.Consumer = e.st.Name, e.st.CIDR, r.Consumer
+		c.events = append(c.events, ev)
+	}
+}
+
+func hasRejection(rs []v1alpha1.RangeRejection, r v1alpha1.RangeRejection) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// entryLines adds the condition sentences about one tracked range.
+func (c *computer) entryLines(e *entry, l *lines) {
+	id := fmt.Sprintf("range %q (%s)", e.st.Name, e.st.CIDR)
+	if e.st.InvalidReason != "" {
+		if e.st.Phase == v1alpha1.RangePhasePending {
+			line := fmt.Sprintf("%s cannot be used: %s", id, e.st.InvalidMessage)
+			l.invalid = append(l.invalid, line)
+			l.blocking = append(l.blocking, line)
+		} else {
+			l.invalid = append(l.invalid, fmt.Sprintf("%s is Active but %s", id, e.st.InvalidMessage))
+		}
+		return
+	}
+	rejected := c.requiredRejections(e)
+	for _, r := range rejected {
+		l.rejections = append(l.rejections, fmt.Sprintf("consumer %q rejected %s in phase %s: %s", r.Consumer, id, e.st.Phase, r.Message))
+	}
+	var waits []string
+	switch e.st.Phase {
+	case v1alpha1.RangePhasePending:
+		if len(e.st.Awaiting) > 0 {
+			waits = append(waits, fmt.Sprintf("consumers %s to accept it", listWords(e.st.Awaiting, 10)))
+		}
+	case v1alpha1.RangePhaseDraining:
+		if len(e.st.Awaiting) > 0 {
+			waits = append(waits, fmt.Sprintf("consumers %s to acknowledge Draining", listWords(e.st.Awaiting, 10)))
+		}
+		if e.st.HolderCount > 0 {
+			waits = append(waits, fmt.Sprintf("%d nodes to give back their blocks (%s)", e.st.HolderCount, listWords(e.st.Holders, 5)))
+		}
+	case v1alpha1.RangePhaseReleased:
+		if len(e.st.Awaiting) > 0 {
+			waits = append(waits, fmt.Sprintf("consumers %s to acknowledge Released", listWords(e.st.Awaiting, 10)))
+		}
+	}
+	// A range rejected by a required consumer is blocked, not progressing,
+	// even if it also waits for others.
+	if len(waits) == 0 || len(rejected) > 0 {
+		return
+	}
+	line := fmt.Sprintf("%s is %s, waiting for %s", id, e.st.Phase, strings.Join(waits, " and "))
+	if c.readdedWhileReleased(e) {
+		line += "; it is back in the spec and becomes Pending again once it has been purged"
+	}
+	l.waits = append(l.waits, line)
+}
+
+// specLines reports spec ranges that cannot be tracked at all, and emits an
+// event the first time each problem shows up.
+func (c *computer) specLines(l *lines) {
+	prevDegraded := meta.FindStatusCondition(c.in.Status.Conditions, v1alpha1.DegradedCondition)
+	for _, s := range c.spec {
+		name := s.r.Name
+		var line string
+		e := c.entries[name]
+		switch {
+		case s.err != "":
+			line = fmt.Sprintf("range %q: %s", name, s.err)
+		case e != nil && !c.inSpec(e):
+			line = fmt.Sprintf("range %q (%s, nodeMaskSize %d) waits until the range tracked under the same name (%s, nodeMaskSize %d, %s) has been purged",
+				name, s.prefix, s.nms, e.st.CIDR, e.st.NodeMaskSize, e.st.Phase)
+		case e == nil:
+			line = fmt.Sprintf("range %q (%s) cannot be tracked: status already tracks %d ranges", name, s.prefix, v1alpha1.MaxStatusRanges)
+		default:
+			continue
+		}
+		l.specIssues = append(l.specIssues, line)
+		l.blocking = append(l.blocking, line)
+		if !mentions(prevDegraded, line) {
+			ev := warning(EventRangeInvalid, "Validate", capitalize(line))
+			ev.Range = name
+			c.events = append(c.events, ev)
+		}
+	}
+}
+
+// stalls finds the ranges that have waited too long for a required consumer
+// and returns when the next one will.
+func (c *computer) stalls(l *lines) time.Duration {
+	after := c.in.StallAfter
+	if after == 0 {
+		after = DefaultStallAfter
+	}
+	if after < 0 {
+		return 0
+	}
+	prevDegraded := meta.FindStatusCondition(c.in.Status.Conditions, v1alpha1.DegradedCondition)
+	var next time.Duration
+	for _, name := range c.sortedNames() {
+		e := c.entries[name]
+		if len(e.st.Awaiting) == 0 {
+			continue
+		}
+		waited := c.now.Sub(e.st.PhaseSince.Time)
+		if waited < after {
+			if d := after - waited; next == 0 || d < next {
+				next = d
+			}
+			continue
+		}
+		key := fmt.Sprintf("range %q (%s) has waited since %s", name, e.st.CIDR, e.st.PhaseSince.UTC().Format(time.RFC3339))
+		line := fmt.Sprintf("%s for consumers %s to acknowledge %s", key, listWords(e.st.Awaiting, 10), e.st.Phase)
+		l.stalls = append(l.stalls, line)
+		if !mentions(prevDegraded, key) {
+			ev := warning(EventTransitionStalled, "Wait", capitalize(line))
+			ev.Range, ev.CIDR = name, e.st.CIDR
+			c.events = append(c.events, ev)
+		}
+	}
+	return next
+}
+
+func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
+	prev := map[string]bool{}
+	for _, s := range c.in.Status.Consumers {
+		prev[s.Name] = true
+	}
+	current := map[string]bool{}
+	var out []v1alpha1.ConsumerSummary
+	for i := range c.consumers {
+		cons := &c.consumers[i]
+		current[cons.Name] = true
+		var behind, rejected []string
+		for _, name := range c.sortedNames() {
+			e := c.entries[name]
+			if !v1alpha1.NeedsAck(&e.st) {
+				continue
+			}
+			acked, rej, msg := v1alpha1.AckState(cons.Acks, &e.st)
+			switch {
+			case rej:
+				rejected = append(rejected, fmt.Sprintf("%s (%s): %s", name, e.st.Phase, msg))
+			case !acked:
+				behind = append(behind, fmt.Sprintf("%s (%s)", name, e.st.Phase))
+			}
+		}
+		var parts []string
+		if len(behind) > 0 {
+			parts = append(parts, "Has not acknowledged "+listWords(behind, 10))
+		}
+		if len(rejected) > 0 {
+			parts = append(parts, "Rejected "+strings.Join(rejected, "; "))
+		}
+		if !cons.Required {
+			parts = append(parts, "Not required: shown but never waited for")
+		}
+		if len(out) < maxStatusConsumers {
+			out = append(out, v1alpha1.ConsumerSummary{
+				Name:     cons.Name,
+				Required: cons.Required,
+				InSync:   len(behind) == 0 && len(rejected) == 0,
+				Message:  truncate(strings.Join(parts, ". "), maxFieldMessage),
+			})
+		}
+		if !prev[cons.Name] {
+			how := "required: transitions now wait for its acknowledgements"
+			if !cons.Required {
+				how = "not required: it is shown but never waited for"
+			}
+			ev := normal(EventConsumerRegistered, "Register", fmt.Sprintf("Consumer %q registered (%s)", cons.Name, how))
+			ev.Consumer = cons.Name
+			c.events = append(c.events, ev)
+		}
+	}
+	var gone []string
+	for name := range prev {
+		if !current[name] {
+			gone = append(gone, name)
+		}
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		ev := normal(EventConsumerRemoved, "Unregister",
+			fmt.Sprintf("Consumer %q is being deleted or is gone: transitions no longer wait for it", name))
+		ev.Consumer = name
+		c.events = append(c.events, ev)
+	}
+	return out
+}
+
+// foreignNodes counts the nodes with a pod CIDR outside every tracked range.
+func (c *computer) foreignNodes() (int32, []string) {
+	var names []string
+	for _, n := range c.nodes {
+		for _, p := range n.PodCIDRs {
+			inside := false
+			for _, e := range c.entries {
+				if e.ok && e.prefix.Bits() <= p.Bits() && e.prefix.Contains(p.Addr()) {
+					inside = true
+					break
+				}
+			}
+			if !inside {
+				names = append(names, n.Name)
+				break
+			}
+		}
+	}
+	count := int32(len(names))
+	if len(names) > v1alpha1.MaxListedNodes {
+		names = names[:v1alpha1.MaxListedNodes]
+	}
+	return count, names
+}
+
+func (c *computer) summary() v1alpha1.PodNetworkSummary {
+	s := v1alpha1.PodNetworkSummary{TotalRanges: int32(len(c.in.Spec))}
+	for _, sr := range c.spec {
+		if e := c.entries[sr.r.Name]; e != nil && e.st.Phase == v1alpha1.RangePhaseActive && c.inSpec(e) {
+			s.ActiveRanges++
+		}
+	}
+	for _, e := range c.entries {
+		switch e.st.Phase {
+		case v1alpha1.RangePhasePending:
+			s.PendingRanges++
+		case v1alpha1.RangePhaseDraining:
+			s.DrainingRanges++
+		case v1alpha1.RangePhaseReleased:
+			s.ReleasedRanges++
+		}
+	}
+	return s
+}
+
+func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.Condition {
+	conds := make([]metav1.Condition, 0, len(c.in.Status.Conditions)+3)
+	for _, cond := range c.in.Status.Conditions {
+		conds = append(conds, *cond.DeepCopy())
+	}
+	set := func(t string, status metav1.ConditionStatus, reason, message string) {
+		meta.SetStatusCondition(&conds, metav1.Condition{
+			Type:               t,
+			Status:             status,
+			Reason:             reason,
+			Message:            message,
+			ObservedGeneration: c.in.Generation,
+			LastTransitionTime: c.now,
+		})
+	}
+	notReady := concat(l.blocking, l.rejections, l.waits)
+
+	// Ready.
+	switch {
+	case c.in.Deleting:
+		msg := "The PodNetwork is being deleted and every range has been purged"
+		if len(c.entries) > 0 {
+			msg = fmt.Sprintf("The PodNetwork is being deleted; %d ranges are still tracked: %s", len(c.entries), joinLines(l.waits))
+		}
+		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.DeletingReason, truncate(msg, maxConditionMessage))
+	case len(l.blocking) > 0:
+		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.InvalidRangesReason, joinLines(notReady))
+	case len(l.rejections) > 0:
+		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.ConsumerRejectedReason, joinLines(notReady))
+	case len(l.waits) > 0 || s.ActiveRanges != s.TotalRanges:
+		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.TransitionsInProgressReason, joinLines(notReady))
+	case s.TotalRanges == 0:
+		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, "No ranges are configured")
+	default:
+		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, fmt.Sprintf("All %d ranges are Active", s.TotalRanges))
+	}
+
+	// Progressing.
+	switch {
+	case len(l.waits) > 0 && c.in.Deleting:
+		set(v1alpha1.ProgressingCondition, metav1.ConditionTrue, v1alpha1.DeletingReason, joinLines(l.waits))
+	case len(l.waits) > 0:
+		set(v1alpha1.ProgressingCondition, metav1.ConditionTrue, v1alpha1.TransitionsInProgressReason, joinLines(l.waits))
+	case len(l.blocking)+len(l.rejections) > 0:
+		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.BlockedReason, joinLines(concat(l.blocking, l.rejections)))
+	default:
+		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.StableReason, "No range is in transition")
+	}
+
+	// Degraded.
+	degraded := concat(l.invalid, l.specIssues, l.rejections, l.stalls)
+	switch {
+	case len(l.invalid)+len(l.specIssues) > 0:
+		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.InvalidRangesReason, joinLines(degraded))
+	case len(l.rejections) > 0:
+		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason, joinLines(degraded))
+	case len(l.stalls) > 0:
+		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.TransitionStalledReason, joinLines(degraded))
+	default:
+		set(v1alpha1.DegradedCondition, metav1.ConditionFalse, v1alpha1.AsExpectedReason, "Nothing needs attention")
+	}
+	return conds
+}
+
+// mentions reports whether the previous condition already carried the
+// sentence s (possibly capitalized as the first one).
+func mentions(prev *metav1.Condition, s string) bool {
+	return prev != nil && (strings.Contains(prev.Message, s) || strings.Contains(prev.Message, capitalize(s)))
+}
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// joinLines joins sentences into one condition message.
+func joinLines(ls []string) string {
+	if len(ls) > maxConditionLines {
+		ls = append(ls[:maxConditionLines:maxConditionLines], fmt.Sprintf("and %d more", len(ls)-maxConditionLines))
+	}
+	return truncate(capitalize(strings.Join(ls, "; ")), maxConditionMessage)
+}
+
+// listWords renders "a, b and c", or "a, b and 3 more" beyond max items.
+func listWords(items []string, max int) string {
+	switch {
+	case len(items) == 0:
+		return ""
+	case len(items) > max:
+		return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
+	case len(items) == 1:
+		return items[0]
+	default:
+		return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "..."
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}

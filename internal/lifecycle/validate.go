@@ -1,0 +1,145 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package lifecycle
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// maxNodeBlocksBits is how many bits longer than the range prefix a node
+// block may be (2^24 blocks per range), as in the CRD validation.
+const maxNodeBlocksBits = 24
+
+type problem struct {
+	reason  v1alpha1.RangeInvalidReason
+	message string
+}
+
+// validate recomputes invalidReason and invalidMessage of every tracked range.
+// Pending ranges are checked fully; Active ranges only for conflicts that can
+// appear after activation (ServiceCIDRs and node addresses), which are
+// reported but never demote them. Other phases carry no invalidReason.
+func (c *computer) validate() {
+	for _, name := range c.sortedNames() {
+		e := c.entries[name]
+		var ps []problem
+		if c.inSpec(e) {
+			switch e.st.Phase {
+			case v1alpha1.RangePhasePending:
+				ps = c.problems(e, true)
+			case v1alpha1.RangePhaseActive:
+				ps = c.problems(e, false)
+			}
+		}
+		e.st.InvalidReason, e.st.InvalidMessage = "", ""
+		if len(ps) > 0 {
+			msgs := make([]string, 0, len(ps))
+			for _, p := range ps {
+				msgs = append(msgs, p.message)
+			}
+			e.st.InvalidReason = ps[0].reason
+			e.st.InvalidMessage = truncate(strings.Join(msgs, "; "), maxFieldMessage)
+		}
+	}
+}
+
+func (c *computer) problems(e *entry, pending bool) []problem {
+	var ps []problem
+	if pending {
+		if msg := nodeMaskProblem(e.prefix, e.st.NodeMaskSize); msg != "" {
+			ps = append(ps, problem{v1alpha1.RangeInvalidCIDR, msg})
+		}
+		for _, name := range c.sortedNames() {
+			o := c.entries[name]
+			if name == e.st.Name || !o.ok {
+				continue
+			}
+			if msg := c.rangeConflict(e, o); msg != "" {
+				ps = append(ps, problem{v1alpha1.RangeInvalidRangeConflict, msg})
+			}
+		}
+	}
+	svcs := append([]ServiceCIDR(nil), c.in.ServiceCIDRs...)
+	sort.Slice(svcs, func(i, j int) bool { return svcs[i].Name < svcs[j].Name })
+	for _, svc := range svcs {
+		for _, p := range svc.CIDRs {
+			if p.IsValid() && p.Masked().Overlaps(e.prefix) {
+				msg := fmt.Sprintf("overlaps ServiceCIDR %q (%s)", svc.Name, p.Masked())
+				if svc.Deleting {
+					msg += ", which is being deleted but may still hold service addresses"
+				}
+				ps = append(ps, problem{v1alpha1.RangeInvalidServiceCIDROverlap, msg})
+			}
+		}
+	}
+	var hits []string
+	for _, n := range c.nodes {
+		for _, a := range n.Addresses {
+			if a.IsValid() && e.prefix.Contains(a.Unmap()) {
+				hits = append(hits, fmt.Sprintf("%s of node %q", a.Unmap(), n.Name))
+			}
+		}
+	}
+	if len(hits) > 0 {
+		ps = append(ps, problem{v1alpha1.RangeInvalidNodeAddressOverlap, "contains the address " + listWords(hits, 3)})
+	}
+	return ps
+}
+
+// rangeConflict explains why e may not coexist with o, or returns "". Two
+// ranges may overlap only when one strictly contains the other and both have
+// the same nodeMaskSize.
+func (c *computer) rangeConflict(e, o *entry) string {
+	if !e.prefix.Overlaps(o.prefix) {
+		return ""
+	}
+	if e.prefix == o.prefix {
+		if c.inSpec(o) {
+			return fmt.Sprintf("has the same cidr as range %q", o.st.Name)
+		}
+		return fmt.Sprintf("cidr %s is still tracked as range %q (%s); it can be used under another name once %q has been purged",
+			e.st.CIDR, o.st.Name, o.st.Phase, o.st.Name)
+	}
+	if e.st.NodeMaskSize != o.st.NodeMaskSize {
+		return fmt.Sprintf("overlaps range %q (%s, %s) but has nodeMaskSize %d instead of %d; ranges that contain one another must have the same nodeMaskSize",
+			o.st.Name, o.st.CIDR, o.st.Phase, e.st.NodeMaskSize, o.st.NodeMaskSize)
+	}
+	return ""
+}
+
+// nodeMaskProblem repeats the CRD bounds on nodeMaskSize.
+func nodeMaskProblem(p netip.Prefix, nms int32) string {
+	bits := int32(p.Bits())
+	limit := int32(30)
+	if p.Addr().Is6() {
+		limit = 126
+	}
+	switch {
+	case nms < bits:
+		return fmt.Sprintf("nodeMaskSize %d is shorter than the prefix length of %s", nms, p)
+	case nms > limit:
+		return fmt.Sprintf("nodeMaskSize %d is longer than %d", nms, limit)
+	case nms > bits+maxNodeBlocksBits:
+		return fmt.Sprintf("nodeMaskSize %d is more than %d bits longer than the prefix length of %s", nms, maxNodeBlocksBits, p)
+	}
+	return ""
+}
