@@ -10,8 +10,10 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
@@ -31,6 +33,17 @@ type Options struct {
 	RetryPeriod             time.Duration
 	KubeAPIQPS              float64
 	KubeAPIBurst            int
+
+	// StallAfter is how long a transition may wait for a required consumer
+	// before the PodNetwork reports Degraded=True (TransitionStalled).
+	StallAfter time.Duration
+
+	// NodeIPAM configures the built-in multi-range NodeIPAM (nodeipam_setup.go).
+	NodeIPAM NodeIPAMOptions
+
+	// SkipControllerNameValidation lets one process run the manager more
+	// than once (tests that restart the operator in-process). Not a flag.
+	SkipControllerNameValidation bool
 }
 
 // DefaultOptions returns the documented defaults.
@@ -44,6 +57,8 @@ func DefaultOptions() Options {
 		RetryPeriod:            2 * time.Second,
 		KubeAPIQPS:             50,
 		KubeAPIBurst:           100,
+		StallAfter:             10 * time.Minute,
+		NodeIPAM:               DefaultNodeIPAMOptions(),
 	}
 }
 
@@ -67,6 +82,9 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Sustained queries per second to the kube-apiserver.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
 		"Burst of queries to the kube-apiserver above kube-api-qps.")
+	fs.DurationVar(&o.StallAfter, "stall-after", o.StallAfter,
+		"How long a range transition may wait for a required consumer before PodNetwork reports Degraded (TransitionStalled).")
+	o.NodeIPAM.BindFlags(fs)
 }
 
 // Scheme returns a scheme with the built-in types and the podnetwork.io API.
@@ -94,6 +112,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		LeaseDuration:           &opts.LeaseDuration,
 		RenewDeadline:           &opts.RenewDeadline,
 		RetryPeriod:             &opts.RetryPeriod,
+		Controller: config.Controller{SkipNameValidation: ptr.To(opts.SkipControllerNameValidation)},
 		// Release the lease on a clean shutdown so a rolling update hands over
 		// at once instead of after a lease duration.
 		LeaderElectionReleaseOnCancel: true,

@@ -1,10 +1,24 @@
 package controllers
 
-import ctrl "sigs.k8s.io/controller-runtime"
+import (
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
 
 // setupControllers registers every reconciler with the manager.
 func setupControllers(mgr ctrl.Manager, opts Options) error {
-	_ = mgr
-	_ = opts
+	if err := (&PodNetworkReconciler{
+		Client:     mgr.GetClient(),
+		Recorder:   mgr.GetEventRecorder("podnetwork-lifecycle"),
+		StallAfter: opts.StallAfter,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the PodNetwork lifecycle controller: %w", err)
+	}
+	if opts.NodeIPAM.Enabled {
+		if err := setupNodeIPAM(mgr, opts.NodeIPAM); err != nil {
+			return fmt.Errorf("setting up NodeIPAM: %w", err)
+		}
+	}
 	return nil
 }

@@ -43,9 +43,17 @@ type Consumer struct {
 	Delay time.Duration
 	// Reject returns a non-empty message to reject a Pending range.
 	Reject func(rs podnetworkv1alpha1.RangeStatus) string
+	// Hold, when it returns true, keeps the consumer from answering the
+	// current phase of rs for now (a slow consumer). It is asked again every
+	// HoldPoll.
+	Hold func(rs podnetworkv1alpha1.RangeStatus) bool
 	// Clock defaults to the real clock.
 	Clock clock.PassiveClock
 }
+
+// HoldPoll is how often a held consumer asks Hold again, and how often a
+// rejection is re-evaluated.
+const HoldPoll = 250 * time.Millisecond
 
 // FieldManager is the server-side apply field manager the consumer writes
 // its status with; the operator never writes these fields.
@@ -99,6 +107,12 @@ func (c *Consumer) Reconcile(ctx context.Context, _ reconcile.Request) (reconcil
 	now := c.Clock.Now()
 	var wait time.Duration
 	acks := podnetworkv1alpha1.Acks(pn, self.Status.Ranges, metav1.NewTime(now), func(rs podnetworkv1alpha1.RangeStatus) (podnetworkv1alpha1.AckResult, string, bool) {
+		if c.Hold != nil && c.Hold(rs) {
+			if wait == 0 || HoldPoll < wait {
+				wait = HoldPoll
+			}
+			return "", "", false
+		}
 		if left := rs.PhaseSince.Add(c.Delay).Sub(now); left > 0 {
 			if wait == 0 || left < wait {
 				wait = left
@@ -107,6 +121,10 @@ func (c *Consumer) Reconcile(ctx context.Context, _ reconcile.Request) (reconcil
 		}
 		if rs.Phase == podnetworkv1alpha1.RangePhasePending && c.Reject != nil {
 			if msg := c.Reject(rs); msg != "" {
+				// Re-evaluate rejections periodically: the rule may change.
+				if wait == 0 || HoldPoll < wait {
+					wait = HoldPoll
+				}
 				return podnetworkv1alpha1.AckRejected, msg, true
 			}
 		}

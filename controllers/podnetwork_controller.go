@@ -1,0 +1,184 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/lifecycle"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"slices"
+)
+
+// LifecycleFieldManager is the server-side apply field manager the lifecycle
+// controller writes PodNetwork status with. It owns every status field except
+// ranges[].usage and quarantine, which NodeIPAM owns.
+const LifecycleFieldManager = "podnetwork-operator/lifecycle"
+
+// PodNetworkReconciler moves every range of PodNetwork "default" through
+// Pending → Active → Draining → Released as the consumers acknowledge each
+// phase. It reads the PodNetwork, the consumers, the nodes and the
+// ServiceCIDRs, lets the pure lifecycle.Compute decide, writes status once and
+// then emits the events.
+type PodNetworkReconciler struct {
+	Client     client.Client
+	Recorder   events.EventRecorder
+	StallAfter time.Duration
+	// Clock defaults to the real clock; tests inject a fake one.
+	Clock clock.PassiveClock
+}
+
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/finalizers,verbs=update
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile runs one step of the lifecycle.
+func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pn); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	deleting := !pn.DeletionTimestamp.IsZero()
+	// Add the finalizer first and return: the update triggers the next
+	// reconcile, and a deletion can never race an unfinalized object.
+	if !deleting && !controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
+		want := append(slices.Clone(pn.Finalizers), podnetworkv1alpha1.PodNetworkDrainFinalizer)
+		return reconcile.Result{}, setFinalizers(ctx, r.Client, pn, want)
+	}
+
+	in, err := r.readInput(ctx, pn)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	out := lifecycle.Compute(in)
+
+	if err := r.writeStatus(ctx, pn, &out); err != nil {
+		return reconcile.Result{}, err
+	}
+	r.emit(pn, out.Events)
+
+	if deleting && out.FinalizerRemovable && controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
+		want := slices.DeleteFunc(slices.Clone(pn.Finalizers), func(f string) bool { return f == podnetworkv1alpha1.PodNetworkDrainFinalizer })
+		if err := setFinalizers(ctx, r.Client, pn, want); err != nil {
+			return reconcile.Result{}, err
+		}
+		ctrl.LoggerFrom(ctx).Info("Every range released; PodNetwork may be deleted")
+	}
+	return reconcile.Result{RequeueAfter: out.RequeueAfter}, nil
+}
+
+// readInput lists everything lifecycle.Compute needs.
+func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (lifecycle.Input, error) {
+	var consumers podnetworkv1alpha1.PodNetworkConsumerList
+	if err := r.Client.List(ctx, &consumers); err != nil {
+		return lifecycle.Input{}, fmt.Errorf("listing PodNetworkConsumers: %w", err)
+	}
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes); err != nil {
+		return lifecycle.Input{}, fmt.Errorf("listing nodes: %w", err)
+	}
+	var serviceCIDRs networkingv1.ServiceCIDRList
+	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
+		return lifecycle.Input{}, fmt.Errorf("listing ServiceCIDRs: %w", err)
+	}
+	in := lifecycle.Input{
+		Now:          r.clock().Now(),
+		Generation:   pn.Generation,
+		Deleting:     !pn.DeletionTimestamp.IsZero(),
+		Spec:         pn.Spec.Ranges,
+		Status:       pn.Status,
+		StallAfter:   r.StallAfter,
+		Consumers:    make([]lifecycle.Consumer, 0, len(consumers.Items)),
+		Nodes:        make([]lifecycle.Node, 0, len(nodes.Items)),
+		ServiceCIDRs: make([]lifecycle.ServiceCIDR, 0, len(serviceCIDRs.Items)),
+	}
+	for i := range consumers.Items {
+		in.Consumers = append(in.Consumers, lifecycle.ConsumerFrom(&consumers.Items[i]))
+	}
+	for i := range nodes.Items {
+		in.Nodes = append(in.Nodes, lifecycleNode(&nodes.Items[i]))
+	}
+	for i := range serviceCIDRs.Items {
+		in.ServiceCIDRs = append(in.ServiceCIDRs, lifecycleServiceCIDR(&serviceCIDRs.Items[i]))
+	}
+	return in, nil
+}
+
+// emit records the events Compute asked for, after the status write
+// succeeded, so an event never announces a state the API does not show.
+func (r *PodNetworkReconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecycle.Event) {
+	if r.Recorder == nil {
+		return
+	}
+	for _, ev := range evs {
+		var related *podnetworkv1alpha1.PodNetworkConsumer
+		if ev.Consumer != "" {
+			related = &podnetworkv1alpha1.PodNetworkConsumer{}
+			related.Name = ev.Consumer
+			related.SetGroupVersionKind(podnetworkv1alpha1.GroupVersion.WithKind("PodNetworkConsumer"))
+		}
+		if related != nil {
+			r.Recorder.Eventf(pn, related, ev.Type, ev.Reason, ev.Action, "%s", ev.Message)
+		} else {
+			r.Recorder.Eventf(pn, nil, ev.Type, ev.Reason, ev.Action, "%s", ev.Message)
+		}
+	}
+}
+
+func (r *PodNetworkReconciler) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
+}
+
+// SetupWithManager watches the PodNetwork and everything its lifecycle
+// depends on: consumers (their acknowledgements), nodes (their podCIDRs hold
+// Draining ranges; their addresses must stay outside every range) and
+// ServiceCIDRs (no range may overlap them).
+func (r *PodNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toDefault := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("podnetwork-lifecycle").
+		For(&podnetworkv1alpha1.PodNetwork{}).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
+		Watches(&corev1.Node{}, toDefault, builder.WithPredicates(nodeNetworkChanged())).
+		Watches(&networkingv1.ServiceCIDR{}, toDefault).
+		Complete(r)
+}
+
+// nodeNetworkChanged passes node creations, deletions and updates that
+// change podCIDRs or addresses: the only node fields the lifecycle reads.
+// Heartbeats and label changes do not wake the lifecycle.
+func nodeNetworkChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
+			newNode, ok2 := e.ObjectNew.(*corev1.Node)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
+				!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses)
+		},
+	}
+}

@@ -1,0 +1,60 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/lifecycle"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// writeStatus applies the lifecycle's part of the PodNetwork status in one
+// server-side apply, and only when it changed. Fields NodeIPAM owns
+// (ranges[].usage, quarantine) are left out, so the two writers never
+// overwrite each other.
+func (r *PodNetworkReconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecycle.Output) error {
+	desired := pn.Status.DeepCopy()
+	out.ApplyTo(desired)
+	want := lifecycleOwned(desired)
+	if equality.Semantic.DeepEqual(lifecycleOwned(&pn.Status), want) {
+		return nil
+	}
+	u, err := statusApplyObject(pn.Name, want)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+		client.FieldOwner(LifecycleFieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying PodNetwork status: %w", err)
+	}
+	return nil
+}
+
+// lifecycleOwned returns the status fields the lifecycle controller owns.
+func lifecycleOwned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
+	out := s.DeepCopy()
+	out.Quarantine = nil
+	for i := range out.Ranges {
+		out.Ranges[i].Usage = nil
+	}
+	return out
+}
+
+// statusApplyObject builds the server-side apply request body for a
+// PodNetwork's status.
+func statusApplyObject(name string, status *podnetworkv1alpha1.PodNetworkStatus) (*unstructured.Unstructured, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(status)
+	if err != nil {
+		return nil, fmt.Errorf("converting PodNetwork status: %w", err)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(podnetworkv1alpha1.GroupVersion.String())
+	u.SetKind("PodNetwork")
+	u.SetName(name)
+	u.Object["status"] = content
+	return u, nil
+}
