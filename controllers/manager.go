@@ -112,7 +112,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		LeaseDuration:           &opts.LeaseDuration,
 		RenewDeadline:           &opts.RenewDeadline,
 		RetryPeriod:             &opts.RetryPeriod,
-		Controller: config.Controller{SkipNameValidation: ptr.To(opts.SkipControllerNameValidation)},
+		Controller:              config.Controller{SkipNameValidation: ptr.To(opts.SkipControllerNameValidation)},
 		// Release the lease on a clean shutdown so a rolling update hands over
 		// at once instead of after a lease duration.
 		LeaderElectionReleaseOnCancel: true,
