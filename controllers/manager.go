@@ -41,6 +41,9 @@ type Options struct {
 	// NodeIPAM configures the built-in multi-range NodeIPAM (nodeipam_setup.go).
 	NodeIPAM NodeIPAMOptions
 
+	// Adapters configures the kube-proxy and flannel adapters (adapter_setup.go).
+	Adapters AdapterOptions
+
 	// SkipControllerNameValidation lets one process run the manager more
 	// than once (tests that restart the operator in-process). Not a flag.
 	SkipControllerNameValidation bool
@@ -59,6 +62,7 @@ func DefaultOptions() Options {
 		KubeAPIBurst:           100,
 		StallAfter:             10 * time.Minute,
 		NodeIPAM:               DefaultNodeIPAMOptions(),
+		Adapters:               DefaultAdapterOptions(),
 	}
 }
 
@@ -85,6 +89,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.StallAfter, "stall-after", o.StallAfter,
 		"How long a range transition may wait for a required consumer before PodNetwork reports Degraded (TransitionStalled).")
 	o.NodeIPAM.BindFlags(fs)
+	o.Adapters.BindFlags(fs)
 }
 
 // Scheme returns a scheme with the built-in types and the podnetwork.io API.

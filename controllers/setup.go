@@ -20,5 +20,8 @@ func setupControllers(mgr ctrl.Manager, opts Options) error {
 			return fmt.Errorf("setting up NodeIPAM: %w", err)
 		}
 	}
+	if err := setupAdapters(mgr, opts.Adapters); err != nil {
+		return fmt.Errorf("setting up adapters: %w", err)
+	}
 	return nil
 }
