@@ -23,7 +23,7 @@ ENVTEST_DIR ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 
 # Paths written by `make manifests generate`; `make verify-generated` fails
 # when they differ from what is committed.
-GENERATED_PATHS ?= ':(glob)api/**/zz_generated.*.go' config charts/podnetwork-operator/templates/crds charts/podnetwork-operator/templates/rbac/clusterrole.yaml
+GENERATED_PATHS ?= ':(glob)api/**/zz_generated.*.go' config charts/podnetwork-operator/crds charts/podnetwork-operator/templates/rbac/clusterrole.yaml
 
 # Short fuzz runs inside `make test`; longer ones with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s

@@ -14,4 +14,12 @@ for values in "${CHART}"/ci/*-values.yaml; do
   "${HELM}" lint --strict "${CHART}" -f "${values}" >/dev/null
   "${HELM}" template podnetwork-operator "${CHART}" --namespace podnetwork-system -f "${values}" >/dev/null
 done
+# Bad values must be refused at install time by values.schema.json.
+for values in "${ROOT}"/hack/testdata/bad-chart-values/*.yaml; do
+  if "${HELM}" template podnetwork-operator "${CHART}" -f "${values}" >/dev/null 2>&1; then
+    echo "helm-lint: $(basename "${values}") was accepted; values.schema.json must refuse it" >&2
+    exit 1
+  fi
+done
+echo "helm-lint: the schema refuses every bad values file"
 echo "helm-lint: chart OK"

@@ -3,10 +3,12 @@
 // the kubebuilder markers. `make manifests` runs it; `make test` fails when
 // its output differs from what is committed.
 //
-// CRDs become templates gated by .Values.crds.install and annotated with
-// helm.sh/resource-policy: keep while .Values.crds.keep is true, so `helm
-// upgrade` carries CRD changes and `helm uninstall` does not delete every
-// PodNetwork with them. The ClusterRole gets the chart's naming and labels.
+// CRDs go to the chart's crds/ directory: Helm installs them before it
+// renders the templates (so the chart can create PodNetworkConsumer and
+// PodNetwork objects in the same release), never upgrades them and never
+// deletes them (so `helm uninstall` cannot delete every PodNetwork with
+// them). docs/install.md says how to upgrade them. The ClusterRole gets the
+// chart's naming and labels.
 package main
 
 import (
@@ -32,7 +34,7 @@ func main() {
 }
 
 func run(configDir, chartDir string) error {
-	if err := writeCRDs(filepath.Join(configDir, "crd", "bases"), filepath.Join(chartDir, "templates", "crds")); err != nil {
+	if err := writeCRDs(filepath.Join(configDir, "crd", "bases"), filepath.Join(chartDir, "crds")); err != nil {
 		return err
 	}
 	return writeRole(filepath.Join(configDir, "rbac", "role.yaml"), filepath.Join(chartDir, "templates", "rbac", "clusterrole.yaml"))
@@ -55,19 +57,9 @@ func writeCRDs(from, to string) error {
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", f, err)
 		}
-		body := strings.TrimPrefix(string(data), "---\n")
-		// Insert the keep annotation and chart labels under metadata.
-		const anchor = "metadata:\n  annotations:\n"
-		if !strings.Contains(body, anchor) {
-			return fmt.Errorf("%s: expected %q", f, anchor)
-		}
-		body = strings.Replace(body, anchor, "metadata:\n  labels:\n    {{- include \"podnetwork-operator.labels\" . | nindent 4 }}\n  annotations:\n"+
-			"    {{- if .Values.crds.keep }}\n    helm.sh/resource-policy: keep\n    {{- end }}\n", 1)
 		var out bytes.Buffer
 		out.WriteString(header)
-		out.WriteString("{{- if .Values.crds.install }}\n")
-		out.WriteString(body)
-		out.WriteString("{{- end }}\n")
+		out.WriteString(strings.TrimPrefix(string(data), "---\n"))
 		if err := os.WriteFile(filepath.Join(to, filepath.Base(f)), out.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("writing CRD template: %w", err)
 		}

@@ -35,3 +35,22 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- define "podnetwork-operator.serviceAccountName" -}}
 {{- default (include "podnetwork-operator.fullname" .) .Values.serviceAccount.name }}
 {{- end }}
+
+{{/* The operator's command-line flags, also used by `make demo`. */}}
+{{- define "podnetwork-operator.args" -}}
+- --leader-elect={{ .Values.leaderElection.enabled }}
+- --leader-election-namespace={{ .Release.Namespace }}
+- --leader-election-lease-duration={{ .Values.leaderElection.leaseDuration }}
+- --leader-election-renew-deadline={{ .Values.leaderElection.renewDeadline }}
+- --leader-election-retry-period={{ .Values.leaderElection.retryPeriod }}
+- --metrics-bind-address=:{{ .Values.metricsPort }}
+- --health-probe-bind-address=:{{ .Values.healthPort }}
+- --kube-api-qps={{ .Values.kubeAPI.qps }}
+- --kube-api-burst={{ .Values.kubeAPI.burst }}
+- --zap-log-level={{ .Values.logLevel }}
+- --stall-after={{ .Values.stallAfter }}
+- --enable-node-ipam={{ .Values.nodeIPAM.enabled }}
+{{- range .Values.extraArgs }}
+- {{ . }}
+{{- end }}
+{{- end }}
