@@ -172,6 +172,14 @@ var _ = Describe("The range lifecycle with two reference consumers", Serial, fun
 			HaveField("ObservedGeneration", getPodNetwork().Generation)))
 		Expect(getPodNetwork().Status.Summary).To(HaveField("ActiveRanges", int32(1)))
 
+		By("reporting the phase and the transitions as metrics")
+		Eventually(func() *float64 {
+			return metricValue("podnetwork_range_phase", map[string]string{"range": "blue", "phase": "Active"})
+		}).Should(HaveValue(Equal(1.0)))
+		Expect(metricValue("podnetwork_range_transitions_total", map[string]string{"phase": "Active"})).To(HaveValue(BeNumerically(">=", 1)))
+		Expect(metricValue("podnetwork_consumer_ack_duration_seconds", map[string]string{"consumer": "beta", "phase": "Pending"})).To(HaveValue(BeNumerically(">=", 1)))
+		Expect(metricValue("podnetwork_consumer_in_sync", map[string]string{"consumer": "alpha"})).NotTo(BeNil())
+
 		By("acknowledging through server-side apply under each consumer's own field manager")
 		for _, name := range []string{"alpha", "beta"} {
 			c := &v1alpha1.PodNetworkConsumer{}

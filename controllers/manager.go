@@ -109,6 +109,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg.Burst = opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme(),
+		Cache:                   cacheOptions(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		LeaderElection:          opts.LeaderElect,
@@ -131,6 +132,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
+	registerMetrics(mgr.GetClient())
 	if err := setupControllers(mgr, opts); err != nil {
 		return err
 	}

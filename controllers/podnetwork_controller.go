@@ -63,7 +63,7 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 		return reconcile.Result{}, setFinalizers(ctx, r.Client, pn, want)
 	}
 
-	in, err := r.readInput(ctx, pn)
+	in, consumers, err := r.readInput(ctx, pn)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -72,6 +72,7 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := r.writeStatus(ctx, pn, &out); err != nil {
 		return reconcile.Result{}, err
 	}
+	observeTransitions(pn.Status.Ranges, out.Ranges, consumers)
 	r.emit(pn, out.Events)
 
 	if deleting && out.FinalizerRemovable && controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
@@ -85,18 +86,18 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 }
 
 // readInput lists everything lifecycle.Compute needs.
-func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (lifecycle.Input, error) {
+func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (lifecycle.Input, []podnetworkv1alpha1.PodNetworkConsumer, error) {
 	var consumers podnetworkv1alpha1.PodNetworkConsumerList
 	if err := r.Client.List(ctx, &consumers); err != nil {
-		return lifecycle.Input{}, fmt.Errorf("listing PodNetworkConsumers: %w", err)
+		return lifecycle.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes); err != nil {
-		return lifecycle.Input{}, fmt.Errorf("listing nodes: %w", err)
+		return lifecycle.Input{}, nil, fmt.Errorf("listing nodes: %w", err)
 	}
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
-		return lifecycle.Input{}, fmt.Errorf("listing ServiceCIDRs: %w", err)
+		return lifecycle.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
 	in := lifecycle.Input{
 		Now:          r.clock().Now(),
@@ -118,7 +119,7 @@ func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1al
 	for i := range serviceCIDRs.Items {
 		in.ServiceCIDRs = append(in.ServiceCIDRs, lifecycleServiceCIDR(&serviceCIDRs.Items[i]))
 	}
-	return in, nil
+	return in, consumers.Items, nil
 }
 
 // emit records the events Compute asked for, after the status write

@@ -1,0 +1,45 @@
+package controllers_test
+
+import (
+	dto "github.com/prometheus/client_model/go"
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// metricValue returns the value of the series of name whose labels include
+// labels, or nil when there is none.
+func metricValue(name string, labels map[string]string) *float64 {
+	families, err := metrics.Registry.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if !hasLabels(m, labels) {
+				continue
+			}
+			var v float64
+			switch {
+			case m.Gauge != nil:
+				v = m.GetGauge().GetValue()
+			case m.Counter != nil:
+				v = m.GetCounter().GetValue()
+			case m.Histogram != nil:
+				v = float64(m.GetHistogram().GetSampleCount())
+			}
+			return &v
+		}
+	}
+	return nil
+}
+
+func hasLabels(m *dto.Metric, want map[string]string) bool {
+	found := 0
+	for _, l := range m.GetLabel() {
+		if v, ok := want[l.GetName()]; ok && v == l.GetValue() {
+			found++
+		}
+	}
+	return found == len(want)
+}
