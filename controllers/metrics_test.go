@@ -1,8 +1,8 @@
 package controllers_test
 
 import (
-	dto "github.com/prometheus/client_model/go"
 	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 

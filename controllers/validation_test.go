@@ -127,4 +127,3 @@ func tooManyRanges() []v1alpha1.PodCIDRRange {
 	}
 	return out
 }
-

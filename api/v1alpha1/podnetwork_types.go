@@ -543,6 +543,18 @@ type PodNetworkStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=4096
 	Quarantine []QuarantinedBlock `json:"quarantine,omitempty"`
+
+	// allocationConflicts lists, in words and sorted, the first pairs of
+	// nodes (at most 20) whose podCIDRs overlap: another allocator (such as
+	// kube-controller-manager with --allocate-node-cidrs) is at work, or
+	// podCIDRs were set by hand. NodeIPAM never overwrites a podCIDR, so an
+	// entry stays until one of the two nodes is deleted. Only NodeIPAM
+	// writes it.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=1024
+	AllocationConflicts []string `json:"allocationConflicts,omitempty"`
 }
 
 // PodNetwork declares the pod CIDR ranges of the cluster and reports their

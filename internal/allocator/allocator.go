@@ -19,6 +19,10 @@ type Allocator struct {
 	order  []*pool                    // pools sorted by name, for deterministic iteration
 	owners map[string][]netip.Prefix  // holdings per owner, sorted, masked
 	freed  map[netip.Prefix]time.Time // every remembered freed block, over all pools
+	// provisional records, per owner, the blocks Assign handed out that no
+	// Reserve has confirmed yet, with their state before, so Unassign can
+	// undo an assignment the API never stored (see provisional.go).
+	provisional map[string][]provisionalBlock
 }
 
 // RangeSpec configures one range. Ranges that overlap must nest and use the
@@ -34,10 +38,11 @@ type RangeSpec struct {
 // New returns an empty allocator with no ranges.
 func New(opts Options) *Allocator {
 	return &Allocator{
-		opts:   opts.withDefaults(),
-		pools:  map[string]*pool{},
-		owners: map[string][]netip.Prefix{},
-		freed:  map[netip.Prefix]time.Time{},
+		opts:        opts.withDefaults(),
+		pools:       map[string]*pool{},
+		owners:      map[string][]netip.Prefix{},
+		freed:       map[netip.Prefix]time.Time{},
+		provisional: map[string][]provisionalBlock{},
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 
 // Assign gives owner one block of the named range and returns it. If owner
 // already holds a prefix overlapping the range, that prefix is returned and
-// nothing changes, so retries after an unacknowledged PATCH are safe.
+// nothing changes, so retries after an unacknowledged PATCH are safe. A new
+// block is provisional until Reserve confirms it; Unassign undoes it.
 //
 // Block choice: the lowest-index never-used block; otherwise the block freed
 // longest ago if its recycle delay has passed at now; otherwise, under
@@ -28,8 +29,12 @@ func (a *Allocator) Assign(owner, rangeName string, now time.Time) (netip.Prefix
 	if h, ok := a.heldIn(owner, p); ok {
 		return h, nil
 	}
-	b, _, err := a.assignLocked(owner, p, now)
-	return b, err
+	b, prev, err := a.assignLocked(owner, p, now)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	a.markProvisionalLocked(owner, b, prev)
+	return b, nil
 }
 
 // AssignMany gives owner one block in every named range, or nothing: if any
@@ -77,6 +82,9 @@ func (a *Allocator) AssignMany(owner string, rangeNames []string, now time.Time)
 		}
 		out[i] = b
 		undos = append(undos, undo{block: b, freedAt: prev})
+	}
+	for _, u := range undos {
+		a.markProvisionalLocked(owner, u.block, u.freedAt)
 	}
 	return out, nil
 }

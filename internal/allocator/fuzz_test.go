@@ -141,14 +141,22 @@ func (h *fuzzHarness) step(op, arg byte) {
 	case 8: // add or remove the nested range
 		h.subOn = !h.subOn
 		h.setRanges()
-	case 9: // dual-stack style all-or-nothing
+	case 9: // dual-stack style all-or-nothing; with bit 7, undone by Unassign
 		names := fuzzPairs[int(arg>>3)%len(fuzzPairs)]
 		before := a.snapshot(true)
 		others := h.othersHoldings(owner)
+		undo := arg&0x80 != 0 && len(a.provisional[owner]) == 0
 		got, err := a.AssignMany(owner, names, h.now)
 		if err != nil {
 			if d := diffSnapshots(before, a.snapshot(true)); d != "" {
 				t.Fatalf("failed AssignMany(%s, %v) changed state (%v): %s", owner, names, err, d)
+			}
+			return
+		}
+		if undo {
+			a.Unassign(owner)
+			if d := diffSnapshots(before, a.snapshot(true)); d != "" {
+				t.Fatalf("Unassign(%s) after AssignMany(%s, %v) = %v did not restore the state: %s", owner, owner, names, got, d)
 			}
 			return
 		}

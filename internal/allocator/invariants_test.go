@@ -32,6 +32,16 @@ func (a *Allocator) checkInvariants() error {
 			}
 		}
 	}
+	for owner, ps := range a.provisional {
+		if len(ps) == 0 {
+			return fmt.Errorf("owner %q has an empty provisional list", owner)
+		}
+		for _, pb := range ps {
+			if !slices.Contains(a.owners[owner], pb.block) {
+				return fmt.Errorf("owner %q has provisional block %v it does not hold", owner, pb.block)
+			}
+		}
+	}
 	if len(a.freed) > a.opts.MaxQuarantine {
 		return fmt.Errorf("%d remembered freed blocks exceed the bound %d", len(a.freed), a.opts.MaxQuarantine)
 	}

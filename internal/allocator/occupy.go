@@ -18,7 +18,8 @@ import (
 // podCIDR is how kube-controller-manager ended up crash-looping
 // (kubernetes/kubernetes#82773). A block that was remembered as freed stops
 // being freed. Overlap with other owners is allowed and reference-counted;
-// use Conflicts to report it.
+// use Conflicts to report it. Reserving a prefix that Assign handed to the
+// same owner confirms it: Unassign no longer undoes it.
 func (a *Allocator) Reserve(owner string, prefix netip.Prefix) error {
 	if owner == "" {
 		return ErrInvalidOwner
@@ -28,18 +29,22 @@ func (a *Allocator) Reserve(owner string, prefix netip.Prefix) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.holdLocked(owner, prefix.Masked())
+	pfx := prefix.Masked()
+	a.holdLocked(owner, pfx)
+	a.confirmLocked(owner, pfx)
 	return nil
 }
 
 // Release drops every holding of owner, to be called once the Node object is
 // really gone (not at its DeletionTimestamp, kubernetes/kubernetes#127792).
 // Blocks no other owner holds are remembered as freed at now and stay in
-// quarantine for RecycleDelay. It returns the released prefixes, sorted; nil
-// if owner held nothing.
+// quarantine for RecycleDelay, provisional ones included: when the Node is
+// gone the caller cannot tell whether its last write stored them. It returns
+// the released prefixes, sorted; nil if owner held nothing.
 func (a *Allocator) Release(owner string, now time.Time) []netip.Prefix {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	delete(a.provisional, owner)
 	held := slices.Clone(a.owners[owner])
 	if len(held) == 0 {
 		return nil

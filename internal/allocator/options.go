@@ -55,3 +55,15 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
+
+// SetPolicy replaces RecycleDelay and WhenExhausted, for example when the
+// PodNetwork's spec.allocation changes. Remembered freed blocks keep their
+// freed times, so a shorter delay ends their quarantine at once and a longer
+// one extends it.
+func (a *Allocator) SetPolicy(recycleDelay time.Duration, whenExhausted ExhaustedPolicy) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.opts.RecycleDelay = recycleDelay
+	a.opts.WhenExhausted = whenExhausted
+	a.opts = a.opts.withDefaults()
+}

@@ -78,7 +78,14 @@ func (c *Consumer) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // Register creates the consumer's PodNetworkConsumer if it does not exist.
+// A plugin whose RBAC only lets it write its own status (the chart's plugin
+// ClusterRole) finds the object already created by the admin or the chart.
 func (c *Consumer) Register(ctx context.Context) error {
+	if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Name}, &podnetworkv1alpha1.PodNetworkConsumer{}); err == nil {
+		return nil
+	} else if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("looking up PodNetworkConsumer %s: %w", c.Name, err)
+	}
 	obj := &podnetworkv1alpha1.PodNetworkConsumer{
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name},
 		Spec: podnetworkv1alpha1.PodNetworkConsumerSpec{
