@@ -1,7 +1,11 @@
 // Command demo runs podnetwork-operator's story on an embedded control plane
-// (etcd and kube-apiserver built from their Go modules) and prints it for a
-// person. `make demo` runs it; `make demo DEMO_FLAGS=--keep` leaves the
-// control plane running and prints the KUBECONFIG to explore it with kubectl.
+// and prints it for a person: etcd and kube-apiserver built from their Go
+// modules, the Helm chart installed into it, the operator running out of
+// cluster as the chart's ServiceAccount (so the chart's RBAC is what is
+// exercised) and a reference plugin acknowledging as its own ServiceAccount.
+//
+// `make demo` runs it; `make demo DEMO_FLAGS=--keep` leaves the control plane
+// running afterwards and prints the KUBECONFIG to explore it with kubectl.
 package main
 
 import (
@@ -17,48 +21,54 @@ import (
 
 func main() {
 	keep := flag.Bool("keep", false, "Keep the control plane running after the story and print how to reach it; stop it with Ctrl-C.")
+	nodes := flag.Int("nodes", 20, "Nodes that join in the first step.")
 	flag.Parse()
-	if err := run(*keep); err != nil {
+	if err := run(*keep, *nodes); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(keep bool) error {
+func run(keep bool, nodes int) error {
 	root, err := cluster.RepoRoot()
 	if err != nil {
 		return err
 	}
-	say("starting etcd and kube-apiserver %s (built from Go modules, see hack/control-plane.sh)", cluster.K8sVersion)
-	c, err := cluster.Start(cluster.Options{
-		CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")},
-	})
+	say("starting etcd and kube-apiserver %s (built from Go modules by hack/control-plane.sh)", cluster.K8sVersion)
+	c, err := cluster.Start(cluster.Options{})
 	if err != nil {
 		return err
 	}
 	defer func() {
-		say("stopping the control plane")
+		say("stopping the control plane and everything the demo started")
 		if err := c.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "demo:", err)
 		}
 	}()
 	stopSignals := c.StopOnSignal()
 	defer stopSignals()
-	say("control plane up at %s with the PodNetwork and PodNetworkConsumer CRDs installed", c.Config.Host)
+	say("control plane up at %s; logs and kubeconfig in %s", c.Config.Host, c.WorkDir)
 
-	if err := story(c); err != nil {
+	d, err := newDemo(root, c, nodes)
+	if err != nil {
 		return err
+	}
+	defer d.stop()
+	if err := d.story(); err != nil {
+		return fmt.Errorf("%w (operator log: %s)", err, d.operatorLog)
 	}
 	if !keep {
 		return nil
 	}
 	stopSignals()
-	say("the control plane keeps running; explore it with:")
-	fmt.Printf("\n  export KUBECONFIG=%s\n  kubectl get podnetwork default -o yaml\n  kubectl get podnetworkconsumers\n  kubectl get nodes -o custom-columns=NAME:.metadata.name,PODCIDRS:.spec.podCIDRs\n\n", c.KubeconfigPath)
-	if _, err := os.Stat(filepath.Join(root, "bin", "k8s", cluster.K8sVersion, "kubectl")); err == nil {
-		fmt.Printf("  (kubectl is at %s)\n\n", filepath.Join(root, "bin", "k8s", cluster.K8sVersion, "kubectl"))
+	say("the control plane and the operator keep running; explore them with:")
+	kubectl := filepath.Join(root, "bin", "k8s", cluster.K8sVersion, "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		kubectl = "kubectl"
 	}
-	say("press Ctrl-C to stop it")
+	fmt.Printf("\n  export KUBECONFIG=%s\n  %s get podnetwork default -o yaml\n  %s get podnetworkconsumers\n  %s get nodes -o custom-columns=NAME:.metadata.name,PODCIDRS:.spec.podCIDRs\n\n",
+		c.KubeconfigPath, kubectl, kubectl, kubectl)
+	say("press Ctrl-C to stop")
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	<-ch

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// printRanges prints a compact table of the tracked ranges: phase, for how
+// long, who the transition waits for, block usage and the nodes still
+// holding blocks of a Draining range.
+func printRanges(pn *v1alpha1.PodNetwork) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "          RANGE\tCIDR\tPHASE\tFOR\tAWAITING\tBLOCKS USED/ALL\tHOLDERS")
+	for _, rs := range pn.Status.Ranges {
+		awaiting := strings.Join(rs.Awaiting, ",")
+		if awaiting == "" {
+			awaiting = "-"
+		}
+		for _, rej := range rs.Rejections {
+			awaiting += " (rejected by " + rej.Consumer + ")"
+		}
+		usage := "-"
+		if rs.Usage != nil {
+			usage = fmt.Sprintf("%d/%d", rs.Usage.Allocated, rs.Usage.Capacity)
+		}
+		holders := "-"
+		if rs.HolderCount > 0 {
+			holders = fmt.Sprintf("%d: %s", rs.HolderCount, strings.Join(first(rs.Holders, 4), ","))
+			if int(rs.HolderCount) > 4 {
+				holders += ",..."
+			}
+		}
+		since := "-"
+		if !rs.PhaseSince.IsZero() {
+			since = time.Since(rs.PhaseSince.Time).Truncate(time.Second).String()
+		}
+		fmt.Fprintf(w, "          %s\t%s\t%s\t%s\t%s\t%s\t%s\n", rs.Name, rs.CIDR, rs.Phase, since, awaiting, usage, holders)
+	}
+	if len(pn.Status.Ranges) == 0 {
+		fmt.Fprintln(w, "          (no range tracked)")
+	}
+	_ = w.Flush()
+}
+
+func first(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
