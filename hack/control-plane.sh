@@ -70,6 +70,22 @@ build_one() {
       ;;
   esac
   local target="${CACHE_BIN}/${name}"
+  local ldflags=""
+  if [[ "${module_dir}" == */k8s ]]; then
+    # Stamp the release into the binaries, as the Kubernetes build does, so
+    # /version reports it (Helm charts check kubeVersion against it).
+    local minor="${version#v1.}"
+    minor="${minor%%.*}"
+    ldflags="-X k8s.io/component-base/version.gitVersion=${version} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+    ldflags="${ldflags} -X k8s.io/client-go/pkg/version.gitVersion=${version} -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
+  fi
+  # The recipe stamp makes a change of build flags rebuild cached binaries.
+  local recipe="${version} ${ldflags}"
+  local stamp="${CACHE_BIN}/.${name}.recipe"
+  if [[ -x "${target}" && "$(cat "${stamp}" 2>/dev/null)" != "${recipe}" ]]; then
+    log "rebuilding ${name}: its build recipe changed"
+    rm -f "${target}"
+  fi
   if [[ ! -x "${target}" ]]; then
     log "building ${name} ${version} from the Go module proxy, first time only (${estimate}) ..."
     local tmp="${CACHE_BIN}/.${name}.$$.tmp"
@@ -77,7 +93,7 @@ build_one() {
     # Progress dots so a newcomer sees the build is alive.
     ( while sleep 30; do printf '.' >&2; done ) &
     local ticker=$!
-    if ! (cd "${module_dir}" && go build -o "${tmp}" "${pkg}"); then
+    if ! (cd "${module_dir}" && go build -ldflags "${ldflags}" -o "${tmp}" "${pkg}"); then
       kill "${ticker}" 2>/dev/null || true
       rm -f "${tmp}"
       log "building ${name} failed"
@@ -85,6 +101,7 @@ build_one() {
     fi
     kill "${ticker}" 2>/dev/null || true
     mv -f "${tmp}" "${target}"
+    echo "${recipe}" >"${stamp}"
     echo >&2
     log "built ${name} in $((SECONDS - start))s -> ${target}"
   fi
