@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -124,22 +125,35 @@ func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1al
 
 // emit records the events Compute asked for, after the status write
 // succeeded, so an event never announces a state the API does not show.
+//
+// The events.k8s.io recorder folds events with the same regarding object,
+// related object, reason and action into one series and keeps the first
+// note only. So an event about a range regards the PodNetwork with a field
+// path naming that range, and one about a consumer is related to it: two
+// ranges activated together are two events, not one with a count of 2.
 func (r *PodNetworkReconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecycle.Event) {
 	if r.Recorder == nil {
 		return
 	}
 	for _, ev := range evs {
-		var related *podnetworkv1alpha1.PodNetworkConsumer
+		regarding := &corev1.ObjectReference{
+			APIVersion: podnetworkv1alpha1.GroupVersion.String(),
+			Kind:       "PodNetwork",
+			Name:       pn.Name,
+			UID:        pn.UID,
+		}
+		if ev.Range != "" {
+			regarding.FieldPath = fmt.Sprintf("status.ranges{%s}", ev.Range)
+		}
+		var related runtime.Object
 		if ev.Consumer != "" {
-			related = &podnetworkv1alpha1.PodNetworkConsumer{}
-			related.Name = ev.Consumer
-			related.SetGroupVersionKind(podnetworkv1alpha1.GroupVersion.WithKind("PodNetworkConsumer"))
+			related = &corev1.ObjectReference{
+				APIVersion: podnetworkv1alpha1.GroupVersion.String(),
+				Kind:       "PodNetworkConsumer",
+				Name:       ev.Consumer,
+			}
 		}
-		if related != nil {
-			r.Recorder.Eventf(pn, related, ev.Type, ev.Reason, ev.Action, "%s", ev.Message)
-		} else {
-			r.Recorder.Eventf(pn, nil, ev.Type, ev.Reason, ev.Action, "%s", ev.Message)
-		}
+		r.Recorder.Eventf(regarding, related, ev.Type, ev.Reason, ev.Action, "%s", ev.Message)
 	}
 }
 
