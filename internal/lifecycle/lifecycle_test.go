@@ -140,7 +140,7 @@ func TestPendingToActive(t *testing.T) {
 			if tc.wantPhase == active {
 				g.Expect(rangeOf(out, "a").PhaseSince.Time).To(Equal(t0.Add(time.Minute)))
 				g.Expect(cond(out, v1alpha1.ReadyCondition)).To(beCondition(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason))
-				g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(Equal("All 1 ranges are Active"))
+				g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(Equal("The only range is Active"))
 				g.Expect(cond(out, v1alpha1.ProgressingCondition)).To(beCondition(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.StableReason))
 				g.Expect(out.Summary).To(Equal(v1alpha1.PodNetworkSummary{TotalRanges: 1, ActiveRanges: 1}))
 			} else {

@@ -486,7 +486,7 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 	case s.TotalRanges == 0:
 		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, "No ranges are configured")
 	default:
-		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, fmt.Sprintf("All %d ranges are Active", s.TotalRanges))
+		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, allActiveMessage(s.TotalRanges))
 	}
 
 	// Progressing.
@@ -570,4 +570,16 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + mark
+}
+
+// allActiveMessage is the Ready=True message.
+func allActiveMessage(n int32) string {
+	switch n {
+	case 0:
+		return "No ranges are declared"
+	case 1:
+		return "The only range is Active"
+	default:
+		return fmt.Sprintf("All %d ranges are Active", n)
+	}
 }
