@@ -133,8 +133,10 @@ demo: envtest-assets helm ## Run the demo on an embedded control plane (see READ
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" $(GO) run ./test/demo $(DEMO_FLAGS)
 
 .PHONY: test-e2e
-test-e2e: cluster-assets helm ## End-to-end tests on a local control plane.
-	@echo "test-e2e: not implemented yet (issue: Helm chart and end-to-end test)"; exit 1
+test-e2e: envtest-assets helm ## End-to-end: the chart in a real control plane, two operator processes, the story, RBAC, failover, upgrade, uninstall.
+	$(GO) build -o bin/manager .
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
+	  $(GO) test -race -count=1 -tags e2e -timeout 20m ./test/e2e/ -ginkgo.v
 
 .PHONY: bench
 bench: ## Benchmarks (never part of make test).

@@ -137,3 +137,41 @@ func freePort() (int, error) {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
+
+// Process is a process started with Cluster.Run.
+type Process struct{ p *process }
+
+// Run starts any binary (for example the operator itself) as a process the
+// cluster stops with everything else; its output goes to <WorkDir>/<name>.log.
+func (c *Cluster) Run(name, binary string, args ...string) (*Process, error) {
+	p, err := c.startProcess(name, binary, args...)
+	if err != nil {
+		return nil, err
+	}
+	return &Process{p: p}, nil
+}
+
+// Kill sends SIGKILL to the process group, as a crash or OOM kill would.
+func (p *Process) Kill() error {
+	if err := syscall.Kill(-p.p.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("killing %s: %w", p.p.name, err)
+	}
+	<-p.p.done
+	return nil
+}
+
+// Stop sends SIGTERM and waits (SIGKILL after a grace period).
+func (p *Process) Stop() error { return p.p.stop() }
+
+// Exited reports whether the process has exited.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// LogPath is where the process's output goes.
+func (p *Process) LogPath() string { return p.p.logPath }

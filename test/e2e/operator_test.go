@@ -1,0 +1,114 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	. "github.com/onsi/gomega"
+	"podnetwork.io/operator/test/cluster"
+)
+
+// operatorProcess is one operator replica.
+type operatorProcess struct {
+	name        string
+	proc        *cluster.Process
+	metricsAddr string
+}
+
+func startOperatorProcess(name, kubeconfig string) *operatorProcess {
+	metrics := freeAddr()
+	p, err := testEnv.Run(name, managerBinary(),
+		"--kubeconfig="+kubeconfig,
+		"--leader-election-namespace="+releaseNamespace,
+		"--metrics-bind-address="+metrics,
+		"--health-probe-bind-address="+freeAddr(),
+		"--zap-log-level=debug",
+	)
+	Expect(err).NotTo(HaveOccurred())
+	return &operatorProcess{name: name, proc: p, metricsAddr: metrics}
+}
+
+func freeAddr() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// scrape returns the process's /metrics text.
+func (o *operatorProcess) scrape() (string, error) {
+	resp, err := http.Get("http://" + o.metricsAddr + "/metrics")
+	if err != nil {
+		return "", fmt.Errorf("scraping %s: %w", o.name, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", fmt.Errorf("reading metrics of %s: %w", o.name, err)
+	}
+	return string(body), nil
+}
+
+// writes counts the operator's write requests to the apiserver (POST, PUT,
+// PATCH, DELETE) from client-go's request metric.
+func (o *operatorProcess) writes() (int, error) {
+	body, err := o.scrape()
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+			continue
+		}
+		if !(strings.Contains(line, `method="POST"`) || strings.Contains(line, `method="PUT"`) ||
+			strings.Contains(line, `method="PATCH"`) || strings.Contains(line, `method="DELETE"`)) {
+			continue
+		}
+		fields := strings.Fields(line)
+		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("parsing %q: %w", line, err)
+		}
+		total += int(v)
+	}
+	return total, nil
+}
+
+// isLeader reads client-go's leader-election gauge of the process.
+func (o *operatorProcess) isLeader() bool {
+	if o.proc.Exited() {
+		return false
+	}
+	body, err := o.scrape()
+	if err != nil {
+		return false
+	}
+	return strings.Contains(body, `leader_election_master_status{name="podnetwork-operator"} 1`)
+}
+
+// leader returns the operator process that leads, or nil.
+func leader() *operatorProcess {
+	for _, o := range operators {
+		if o.isLeader() {
+			return o
+		}
+	}
+	return nil
+}
+
+// follower returns a live operator process that does not lead, or nil.
+func follower() *operatorProcess {
+	for _, o := range operators {
+		if !o.proc.Exited() && !o.isLeader() {
+			return o
+		}
+	}
+	return nil
+}
