@@ -39,9 +39,9 @@ func newLifecycleFixture() *lifecycleFixture {
 	f.hist = recordHistory()
 	f.op = startOperator()
 	f.consumers = startConsumers(func(mgr ctrl.Manager) error {
-		alpha := &refconsumer.Consumer{Client: mgr.GetClient(), Name: "alpha", Required: true}
+		alpha := &refconsumer.Consumer{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Name: "alpha", Required: true}
 		beta := &refconsumer.Consumer{
-			Client: mgr.GetClient(), Name: "beta", Required: true,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Name: "beta", Required: true,
 			Hold: func(v1alpha1.RangeStatus) bool { return f.hold.Load() },
 			Reject: func(rs v1alpha1.RangeStatus) string {
 				if p := f.reject.Load().(string); p != "" && strings.HasPrefix(rs.CIDR, p) {

@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg.Burst = opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme(),
-		Cache:                   cacheOptions(),
+		Cache:                   adapterCacheOptions(cacheOptions(), opts.Adapters),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		LeaderElection:          opts.LeaderElect,

@@ -2,9 +2,11 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -23,7 +25,24 @@ func (r *PodNetworkReconciler) writeStatus(ctx context.Context, pn *podnetworkv1
 	if equality.Semantic.DeepEqual(lifecycleOwned(&pn.Status), want) {
 		return nil
 	}
-	u, err := statusApplyObject(pn.Name, want)
+	err := r.apply(ctx, pn.Name, want)
+	if apierrors.IsInvalid(err) {
+		// A purged range whose usage NodeIPAM still owns would survive the
+		// apply as an entry without cidr or phase, which the schema refuses.
+		// NodeIPAM drops usage before it acknowledges Released, so this only
+		// happens when NodeIPAM stopped running meanwhile: take the purged
+		// entries over whole (usage included), then drop them.
+		if takeErr := r.apply(ctx, pn.Name, withPurgedEntries(want, &pn.Status)); takeErr != nil {
+			return errors.Join(err, takeErr)
+		}
+		err = r.apply(ctx, pn.Name, want)
+	}
+	return err
+}
+
+// apply server-side applies status under the lifecycle's field manager.
+func (r *PodNetworkReconciler) apply(ctx context.Context, name string, status *podnetworkv1alpha1.PodNetworkStatus) error {
+	u, err := statusApplyObject(name, status)
 	if err != nil {
 		return err
 	}
@@ -34,10 +53,27 @@ func (r *PodNetworkReconciler) writeStatus(ctx context.Context, pn *podnetworkv1
 	return nil
 }
 
+// withPurgedEntries returns want plus, whole, every range entry of current
+// that want drops.
+func withPurgedEntries(want, current *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
+	out := want.DeepCopy()
+	kept := make(map[string]bool, len(want.Ranges))
+	for _, rs := range want.Ranges {
+		kept[rs.Name] = true
+	}
+	for _, rs := range current.Ranges {
+		if !kept[rs.Name] {
+			out.Ranges = append(out.Ranges, *rs.DeepCopy())
+		}
+	}
+	return out
+}
+
 // lifecycleOwned returns the status fields the lifecycle controller owns.
 func lifecycleOwned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
 	out := s.DeepCopy()
 	out.Quarantine = nil
+	out.AllocationConflicts = nil
 	for i := range out.Ranges {
 		out.Ranges[i].Usage = nil
 	}

@@ -78,6 +78,13 @@ const (
 	// than the stall threshold for a required consumer's acknowledgement.
 	TransitionStalledReason = "TransitionStalled"
 
+	// AllocationConflictReason (Degraded=True) says NodeIPAM found node
+	// podCIDRs it did not assign overlapping blocks it holds for other nodes:
+	// another allocator (usually kube-controller-manager with
+	// --allocate-node-cidrs) is at work. status.allocationConflicts names the
+	// nodes.
+	AllocationConflictReason = "AllocationConflict"
+
 	// AsExpectedReason (Degraded=False) says nothing needs attention.
 	AsExpectedReason = "AsExpected"
 )

@@ -36,6 +36,13 @@
 // Ranges may nest only if they use the same nodeMaskSize, so a block is the
 // same prefix in every range that contains it.
 //
+// A block handed out by Assign or AssignMany is provisional until Reserve
+// records the same prefix for the same owner (the API shows it). Unassign
+// undoes the provisional blocks of an owner, restoring each to exactly its
+// previous state, for a write the API server certainly rejected; Release
+// quarantines them like any other holding, because a deleted Node may have
+// been stored with them.
+//
 // # Policy
 //
 // Assign prefers a block never used since the allocator was built (lowest

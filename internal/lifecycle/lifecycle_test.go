@@ -891,3 +891,15 @@ func TestRejectionOfDrainingBlocksRelease(t *testing.T) {
 	g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(Equal(`Consumer "x" rejected range "a" (10.244.0.0/16) in phase Draining: cannot reload config`))
 	g.Expect(reasons(out)).To(Equal([]string{EventConsumerRejected}))
 }
+
+func TestAllocationConflictsMakeDegraded(t *testing.T) {
+	g := NewWithT(t)
+	in := Input{Now: time.Unix(1000, 0), Generation: 1}
+	in.Status.AllocationConflicts = []string{"nodes a (10.244.3.0/24) and b (10.244.3.0/24) have overlapping podCIDRs"}
+	out := Compute(in)
+	c := cond(out, v1alpha1.DegradedCondition)
+	g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(c.Reason).To(Equal(v1alpha1.AllocationConflictReason))
+	g.Expect(c.Message).To(ContainSubstring("Nodes a (10.244.3.0/24) and b"))
+	g.Expect(c.Message).To(ContainSubstring("--allocate-node-cidrs"))
+}

@@ -501,8 +501,11 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.StableReason, "No range is in transition")
 	}
 
-	// Degraded.
-	degraded := concat(l.invalid, l.specIssues, l.rejections, l.stalls)
+	// Degraded. NodeIPAM reports podCIDRs that another allocator wrote over
+	// blocks it holds; the lifecycle surfaces them because one Degraded
+	// condition must say everything that needs attention.
+	conflicts := allocationConflictLines(c.in.Status.AllocationConflicts)
+	degraded := concat(l.invalid, l.specIssues, l.rejections, l.stalls, conflicts)
 	switch {
 	case len(l.invalid)+len(l.specIssues) > 0:
 		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.InvalidRangesReason, joinLines(degraded))
@@ -510,6 +513,8 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason, joinLines(degraded))
 	case len(l.stalls) > 0:
 		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.TransitionStalledReason, joinLines(degraded))
+	case len(conflicts) > 0:
+		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.AllocationConflictReason, joinLines(degraded))
 	default:
 		set(v1alpha1.DegradedCondition, metav1.ConditionFalse, v1alpha1.AsExpectedReason, "Nothing needs attention")
 	}
@@ -582,4 +587,18 @@ func allActiveMessage(n int32) string {
 	default:
 		return fmt.Sprintf("All %d ranges are Active", n)
 	}
+}
+
+// allocationConflictLines turns NodeIPAM's conflict reports into condition
+// lines that tell the admin what to do.
+func allocationConflictLines(conflicts []string) []string {
+	if len(conflicts) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(conflicts)+1)
+	out = append(out, "Another allocator writes node podCIDRs (turn off kube-controller-manager's --allocate-node-cidrs)")
+	for _, c := range conflicts {
+		out = append(out, capitalize(c))
+	}
+	return out
 }

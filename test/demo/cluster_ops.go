@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"k8s.io/client-go/util/retry"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 

@@ -115,4 +115,3 @@ func watchRanges(checker *invariants.Checker) {
 		}
 	}()
 }
-

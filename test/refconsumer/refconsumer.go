@@ -34,6 +34,9 @@ import (
 type Consumer struct {
 	// Client reads the PodNetwork and writes the consumer's own object.
 	Client client.Client
+	// APIReader reads without the cache, for Register before the manager
+	// starts (mgr.GetAPIReader()); Client when nil.
+	APIReader client.Reader
 	// Name of the PodNetworkConsumer.
 	Name string
 	// Required is set on registration (spec.required).
@@ -81,7 +84,11 @@ func (c *Consumer) SetupWithManager(mgr ctrl.Manager) error {
 // A plugin whose RBAC only lets it write its own status (the chart's plugin
 // ClusterRole) finds the object already created by the admin or the chart.
 func (c *Consumer) Register(ctx context.Context) error {
-	if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Name}, &podnetworkv1alpha1.PodNetworkConsumer{}); err == nil {
+	reader := c.APIReader
+	if reader == nil {
+		reader = c.Client
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Name: c.Name}, &podnetworkv1alpha1.PodNetworkConsumer{}); err == nil {
 		return nil
 	} else if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("looking up PodNetworkConsumer %s: %w", c.Name, err)

@@ -50,6 +50,21 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - --zap-log-level={{ .Values.logLevel }}
 - --stall-after={{ .Values.stallAfter }}
 - --enable-node-ipam={{ .Values.nodeIPAM.enabled }}
+- --node-ipam-workers={{ .Values.nodeIPAM.workers }}
+- --node-ipam-event-backoff={{ .Values.nodeIPAM.eventBackoff }}
+- --node-ipam-max-event-backoff={{ .Values.nodeIPAM.maxEventBackoff }}
+- --node-ipam-status-interval={{ .Values.nodeIPAM.statusInterval }}
+- --node-ipam-primary-ip-family={{ .Values.nodeIPAM.primaryIPFamily }}
+- --enable-kube-proxy-adapter={{ .Values.adapters.kubeProxy.enabled }}
+- --kube-proxy-configmap={{ .Values.adapters.kubeProxy.configMap }}
+- --kube-proxy-configmap-key={{ .Values.adapters.kubeProxy.configMapKey }}
+- --kube-proxy-daemonset={{ .Values.adapters.kubeProxy.daemonSet }}
+- --enable-flannel-adapter={{ .Values.adapters.flannel.enabled }}
+- --flannel-configmap={{ .Values.adapters.flannel.configMap }}
+- --flannel-configmap-key={{ .Values.adapters.flannel.configMapKey }}
+- --flannel-daemonset={{ .Values.adapters.flannel.daemonSet }}
+- --adapter-min-covering-prefix-ipv4={{ .Values.adapters.minCoveringPrefixIPv4 }}
+- --adapter-min-covering-prefix-ipv6={{ .Values.adapters.minCoveringPrefixIPv6 }}
 {{- range .Values.extraArgs }}
 - {{ . }}
 {{- end }}

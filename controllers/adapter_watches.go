@@ -1,0 +1,77 @@
+package controllers
+
+import (
+	"context"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// SetupWithManager watches everything the adapter reads and funnels every
+// event into one request: the adapter always reconciles the whole component.
+// Waiting (for a rollout, a pod, a node's proof) is event-driven; nothing
+// polls.
+func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	one := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: podnetworkv1alpha1.PodNetworkName}}}
+	})
+	named := func(nn types.NamespacedName) builder.Predicates {
+		return builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetNamespace() == nn.Namespace && o.GetName() == nn.Name
+		}))
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(r.Consumer+"-adapter").
+		Watches(&podnetworkv1alpha1.PodNetwork{}, one, named(types.NamespacedName{Name: podnetworkv1alpha1.PodNetworkName})).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, one, named(types.NamespacedName{Name: r.Consumer})).
+		Watches(&corev1.ConfigMap{}, one, named(r.ConfigMap.NamespacedName)).
+		Watches(&appsv1.DaemonSet{}, one, named(r.DaemonSet)).
+		Watches(&corev1.Pod{}, one, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			ref := metav1.GetControllerOf(o)
+			return o.GetNamespace() == r.DaemonSet.Namespace && ref != nil && ref.Kind == "DaemonSet" && ref.Name == r.DaemonSet.Name
+		}))).
+		Watches(&corev1.Node{}, one, builder.WithPredicates(adapterNodeChanged())).
+		Watches(&networkingv1.ServiceCIDR{}, one).
+		Complete(r)
+}
+
+// adapterNodeChanged passes node creations, deletions and the updates that
+// change what an adapter reads: podCIDRs, addresses and the
+// NetworkUnavailable condition (flannel's proof). Heartbeats of other
+// conditions do not wake the adapters.
+func adapterNodeChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
+			newNode, ok2 := e.ObjectNew.(*corev1.Node)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
+				!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses) ||
+				!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
+		},
+	}
+}
+
+func networkUnavailable(n *corev1.Node) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeNetworkUnavailable {
+			return &n.Status.Conditions[i]
+		}
+	}
+	return nil
+}

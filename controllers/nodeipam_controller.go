@@ -1,0 +1,208 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/events"
+	"podnetwork.io/operator/internal/nodeipam"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+const (
+	// CIDRNotAvailableReason is the reason of the Warning event a node gets
+	// when no block is available for it (with backoff).
+	CIDRNotAvailableReason = "CIDRNotAvailable"
+
+	// staleCacheRetry is how soon a node is read again when the cache does
+	// not show podCIDRs NodeIPAM already saw or wrote.
+	staleCacheRetry = time.Second
+)
+
+// NodeIPAMReconciler assigns node.spec.podCIDRs from the Active ranges of
+// the PodNetwork. It runs on the leader only, after the start-up rebuild.
+type NodeIPAMReconciler struct {
+	// Client reads nodes from the cache and patches them.
+	Client client.Client
+	// Reader reads a node from the API server when the outcome of a write
+	// to it is unknown, so the retry never trusts a stale cache.
+	Reader client.Reader
+	// Recorder emits CIDRNotAvailable events.
+	Recorder events.EventRecorder
+
+	state *nodeIPAMState
+}
+
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile gives a node without podCIDRs one block per IP family from its
+// candidate ranges, adopts podCIDRs NodeIPAM did not assign, and releases
+// the blocks of a node once its object is gone (not when its deletion
+// starts: finalizers may keep it, and its pods, around for long).
+func (r *NodeIPAMReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if r.state.park(req.Name) {
+		return reconcile.Result{}, nil // retried when the rebuild finished
+	}
+	node, err := r.readNode(ctx, req.Name)
+	if apierrors.IsNotFound(err) {
+		r.state.gone(ctx, req.Name)
+		return reconcile.Result{}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	r.state.replaced(ctx, node.Name, node.UID)
+	if len(node.Spec.PodCIDRs) > 0 {
+		r.state.observe(ctx, node)
+		return reconcile.Result{}, nil
+	}
+	if !node.DeletionTimestamp.IsZero() {
+		r.state.stopWaiting(node.Name)
+		return reconcile.Result{}, nil
+	}
+
+	alloc, err := r.state.allocate(node)
+	switch {
+	case alloc.stale:
+		return reconcile.Result{RequeueAfter: staleCacheRetry}, nil
+	case err != nil:
+		return r.unavailable(ctx, node, alloc, err)
+	}
+	return r.write(ctx, node, alloc.blocks)
+}
+
+// readNode reads the node from the cache, or from the API server when a
+// write to it had an unknown outcome.
+func (r *NodeIPAMReconciler) readNode(ctx context.Context, name string) (*corev1.Node, error) {
+	node := &corev1.Node{}
+	var reader client.Reader = r.Client
+	if w, ok := r.state.pending(name); ok && w.uncertain {
+		reader = r.Reader
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("reading node %s: %w", name, err)
+	}
+	return node, nil
+}
+
+// write stores the blocks as the node's podCIDRs with a merge patch that
+// carries the node's resourceVersion, so it applies only to the node as read
+// (with empty podCIDRs). The outcome decides the reservation: stored →
+// confirmed; certainly not stored → returned to the pool; unknown → kept
+// until the node is read again from the API server.
+func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, blocks []netip.Prefix) (reconcile.Result, error) {
+	cidrs := make([]string, len(blocks))
+	for i, b := range blocks {
+		cidrs[i] = b.String()
+	}
+	patched := node.DeepCopy()
+	patched.Spec.PodCIDR, patched.Spec.PodCIDRs = cidrs[0], cidrs
+	err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(NodeIPAMFieldManager))
+	switch {
+	case err == nil:
+		AllocationDurationSeconds.Observe(r.state.written(node.Name, node.UID, blocks).Seconds())
+		ctrl.LoggerFrom(ctx).Info("Assigned podCIDRs", "podCIDRs", cidrs)
+		return reconcile.Result{}, nil
+	case apierrors.IsNotFound(err):
+		r.state.rejected(node.Name)
+		return reconcile.Result{}, nil // the delete event follows
+	case certainlyNotStored(err):
+		r.state.rejected(node.Name)
+		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s: %w", cidrs, node.Name, err)
+	default:
+		r.state.uncertain(node.Name)
+		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s, outcome unknown (the blocks stay reserved until the node is read again): %w",
+			cidrs, node.Name, err)
+	}
+}
+
+// certainlyNotStored reports whether the API server answered a write with an
+// error that guarantees it stored nothing. Timeouts, server errors and lost
+// connections do not: the write may have been applied.
+func certainlyNotStored(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) ||
+		apierrors.IsMethodNotSupported(err) || apierrors.IsRequestEntityTooLargeError(err) ||
+		apierrors.IsUnsupportedMediaType(err) || apierrors.IsTooManyRequests(err)
+}
+
+// unavailable handles a node that got no blocks: a CIDRNotAvailable warning
+// at most once per backoff period, and a retry after that period, or sooner
+// when a quarantined block becomes reusable. A freed block or a range change
+// retries it at once. When no range is Active at all the node just waits.
+func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc allocation, err error) (reconcile.Result, error) {
+	var ue *nodeipam.UnavailableError
+	if !errors.As(err, &ue) {
+		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", node.Name, err)
+	}
+	if !alloc.anyCandidate {
+		return reconcile.Result{}, nil
+	}
+	emit, period := r.state.backoff.Failure(node.Name)
+	if emit {
+		CIDRNotAvailableTotal.Inc()
+		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
+	}
+	retry := period
+	if ue.RetryIn > 0 && ue.RetryIn < retry {
+		retry = ue.RetryIn
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("No podCIDR available for node", "candidates", alloc.families,
+		"reasons", ue.Reasons, "retryIn", retry, "eventEmitted", emit)
+	return reconcile.Result{RequeueAfter: retry}, nil
+}
+
+// SetupWithManager watches nodes (only the changes NodeIPAM acts on) and
+// the retry signal of the shared state, with workers reconciling in
+// parallel.
+func (r *NodeIPAMReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("node-ipam").
+		For(&corev1.Node{}, builder.WithPredicates(nodeIPAMRelevant())).
+		WatchesRawSource(r.state.nodeSource()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// nodeIPAMRelevant passes creations, deletions and the updates NodeIPAM acts
+// on: podCIDRs changing, and for a node still without podCIDRs its labels
+// (range nodeSelectors) or its deletion starting. Heartbeats and image
+// updates do not wake it.
+func nodeIPAMRelevant() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
+			newNode, ok2 := e.ObjectNew.(*corev1.Node)
+			if !ok1 || !ok2 {
+				return true
+			}
+			if oldNode.UID != newNode.UID || !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) {
+				return true
+			}
+			return len(newNode.Spec.PodCIDRs) == 0 &&
+				(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
+		},
+	}
+}

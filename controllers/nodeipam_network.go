@@ -1,0 +1,87 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// NodeIPAMNetworkReconciler is NodeIPAM's side of the PodNetwork: it applies
+// the ranges to the allocator, reports usage, quarantine and conflicts into
+// the PodNetwork status, and acknowledges range phases as the
+// PodNetworkConsumer "node-ipam". It runs on the leader only, after the
+// start-up rebuild, with a single worker (lastWrite is not shared).
+type NodeIPAMNetworkReconciler struct {
+	// Client reads from the cache and writes.
+	Client client.Client
+	// Reader reads the PodNetwork from the API server when a status write
+	// raced the lifecycle purging a range.
+	Reader client.Reader
+	// StatusInterval is the shortest time between two status writes.
+	StatusInterval time.Duration
+	// Clock measures StatusInterval, which is about load on the API server
+	// in real time; it defaults to the real clock. NodeIPAM's own clock
+	// (recycle delays, event backoff) may be a fake one in tests.
+	Clock clock.PassiveClock
+
+	state     *nodeIPAMState
+	lastWrite time.Time
+}
+
+// Reconcile brings the allocator, the reported status and the
+// acknowledgements in line with PodNetwork "default". The status is written
+// before the acknowledgements: NodeIPAM gives up the usage of a Released
+// range before acknowledging Released, so the lifecycle can purge it.
+func (r *NodeIPAMNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if !r.state.isOpen() {
+		return reconcile.Result{}, nil // the rebuild kicks this when it finished
+	}
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pn); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("reading PodNetwork %s: %w", req.Name, err)
+		}
+		return reconcile.Result{}, r.state.sync(ctx, nil)
+	}
+	if err := r.state.sync(ctx, pn); err != nil {
+		return reconcile.Result{}, err
+	}
+	requeue, err := r.writeReport(ctx, pn)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.writeAcks(ctx, pn); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// SetupWithManager watches PodNetwork "default", NodeIPAM's own
+// PodNetworkConsumer and the state's signal.
+func (r *NodeIPAMNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	toDefault := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}}
+	})
+	named := func(name string) predicate.Predicate {
+		return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == name })
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("node-ipam-podnetwork").
+		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(NodeIPAMConsumerName))).
+		WatchesRawSource(r.state.networkSource()).
+		Complete(r)
+}

@@ -1,0 +1,17 @@
+// Package adapters holds the pure logic of the kube-proxy and flannel
+// adapters: the consumers that make components which do not speak the
+// PodNetwork protocol part of the handshake.
+//
+// Both components read their pod CIDR once at start and take a single CIDR
+// per IP family, so an adapter cannot hand them a list of ranges. Instead it
+// summarises the desired ranges of each family by their smallest covering
+// prefix (Decide), writes that prefix into the component's ConfigMap
+// (subpackages kubeproxy and flannel, which rewrite only the managed fields),
+// restarts the component's DaemonSet through a pod-template annotation that
+// holds a hash of the configuration (ConfigHash) and acknowledges a phase only
+// once every pod runs the new configuration (subpackage rollout).
+//
+// Nothing here talks to the API server; the controllers in
+// podnetwork.io/operator/controllers read the objects, call these functions and
+// write the results.
+package adapters

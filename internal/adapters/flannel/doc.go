@@ -1,0 +1,13 @@
+// Package flannel is the pure part of the flannel adapter: it reads flannel's
+// net-conf.json (the key of the kube-flannel/kube-flannel-cfg ConfigMap),
+// rewrites Network, IPv6Network and EnableIPv6, and only those, byte for
+// byte, and checks flannel's own proof that it restarted on each node.
+//
+// flanneld reads net-conf.json once at start and takes one Network and one
+// IPv6Network. It refuses to start on a node whose podCIDR lies outside
+// Network and masquerades traffic to pods outside it, so Network must contain
+// every desired range and every podCIDR in use, and a change needs a restart
+// of the DaemonSet. Each flanneld stamps its node's NetworkUnavailable
+// condition (False, reason FlannelIsUp) when it has started, which is the
+// per-node proof the adapter waits for after a rollout.
+package flannel

@@ -1,0 +1,156 @@
+package flannel
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/cidr"
+)
+
+// Networks are the values the adapter manages in net-conf.json. An empty
+// prefix leaves its key alone.
+type Networks struct {
+	Network     string
+	IPv6Network string
+	// EnableIPv6 sets EnableIPv6 to true; the adapter never sets it back to
+	// false, since nodes may still hold IPv6 podCIDRs.
+	EnableIPv6 bool
+}
+
+// Plan decides net-conf.json for the current ranges: per family, the
+// smallest prefix that contains every accepted desired range and every node
+// podCIDR of that family. A family with nothing to cover keeps its current
+// value, because flanneld requires Network while IPv4 is enabled. Pending
+// IPv4 ranges are rejected while net-conf.json disables IPv4; an IPv6 range
+// turns EnableIPv6 on.
+func Plan(current string, in adapters.Input) (adapters.Plan, error) {
+	conf, err := Parse(current)
+	if err != nil {
+		return adapters.Plan{}, err
+	}
+	rules := adapters.Rules{Subject: "flannel (Network, IPv6Network)", CoverNodePodCIDRs: true}
+	if !conf.IPv4Enabled() {
+		rules.Disabled = map[string]string{cidr.IPv4: "flannel's net-conf.json sets EnableIPv4 to false, so flannel cannot route IPv4 pods; " +
+			"set EnableIPv4 to true (with a Network) before adding IPv4 ranges"}
+	}
+	d := adapters.Decide(in, rules)
+	var want Networks
+	if p, ok := d.Covering[cidr.IPv4]; ok && conf.IPv4Enabled() {
+		want.Network = p.String()
+	}
+	if p, ok := d.Covering[cidr.IPv6]; ok {
+		want.IPv6Network = p.String()
+		want.EnableIPv6 = true
+	}
+	out, err := SetNetworks(current, want)
+	if err != nil {
+		return adapters.Plan{}, err
+	}
+	after, err := Parse(out)
+	if err != nil {
+		return adapters.Plan{}, err
+	}
+	return adapters.Plan{Config: out, Summary: summary(after), Decision: d}, nil
+}
+
+func summary(c *NetConf) string {
+	var parts []string
+	if c.Network != "" {
+		parts = append(parts, "Network "+c.Network)
+	}
+	if c.IPv6Network != "" {
+		parts = append(parts, "IPv6Network "+c.IPv6Network)
+	}
+	if len(parts) == 0 {
+		return "no Network"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SetNetworks returns text with the managed keys set as want says and every
+// other byte unchanged. It returns text itself when nothing changes, and
+// checks the result: every member it did not write keeps its exact bytes.
+func SetNetworks(text string, want Networks) (string, error) {
+	before, err := Parse(text)
+	if err != nil {
+		return "", err
+	}
+	var sets []set
+	if want.Network != "" && want.Network != before.Network {
+		sets = append(sets, set{key: keyNetwork, value: jsonString(want.Network)})
+	}
+	if want.IPv6Network != "" && want.IPv6Network != before.IPv6Network {
+		sets = append(sets, set{key: keyIPv6Network, value: jsonString(want.IPv6Network), after: keyNetwork})
+	}
+	if want.EnableIPv6 && !before.IPv6Enabled() {
+		sets = append(sets, set{key: keyEnableIPv6, value: "true", after: keyIPv6Network})
+	}
+	if len(sets) == 0 {
+		return text, nil
+	}
+	obj, err := parseObject(text)
+	if err != nil {
+		return "", err
+	}
+	out, err := obj.apply(sets)
+	if err != nil {
+		return "", err
+	}
+	if err := verify(obj, out, sets); err != nil {
+		return "", fmt.Errorf("rewriting net-conf.json in place: %w", err)
+	}
+	return out, nil
+}
+
+// verify checks that out holds every set value and every other member of
+// the original object byte for byte.
+func verify(orig *object, out string, sets []set) error {
+	got, err := parseObject(out)
+	if err != nil {
+		return err
+	}
+	written := map[string]string{}
+	for _, s := range sets {
+		written[strings.ToLower(s.key)] = s.value
+	}
+	for _, m := range got.members {
+		if v, ok := written[strings.ToLower(m.key)]; ok {
+			if out[m.valStart:m.valEnd] != v {
+				return fmt.Errorf("%s is %s, want %s", m.key, out[m.valStart:m.valEnd], v)
+			}
+			delete(written, strings.ToLower(m.key))
+		}
+	}
+	if len(written) > 0 {
+		return fmt.Errorf("%d managed keys missing after the edit", len(written))
+	}
+	kept := map[string]string{}
+	for _, m := range got.members {
+		kept[m.key] = out[m.valStart:m.valEnd]
+	}
+	for _, m := range orig.members {
+		if _, managed := writtenKey(sets, m.key); managed {
+			continue
+		}
+		if kept[m.key] != orig.text[m.valStart:m.valEnd] {
+			return fmt.Errorf("member %q changed", m.key)
+		}
+	}
+	return nil
+}
+
+func writtenKey(sets []set, key string) (set, bool) {
+	for _, s := range sets {
+		if strings.EqualFold(s.key, key) {
+			return s, true
+		}
+	}
+	return set{}, false
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,60 @@
+package flannel
+
+import (
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// FlannelIsUpReason is the reason flanneld gives its node's
+// NetworkUnavailable=False condition each time it starts, after it has
+// written subnet.env and set up its rules.
+const FlannelIsUpReason = "FlannelIsUp"
+
+// NodesWithoutProof returns, sorted, the nodes running one of pods whose
+// NetworkUnavailable condition does not yet say False/FlannelIsUp with a time
+// at or after both since (when the configuration changed) and that pod's
+// creation. flanneld stamps the condition only once it runs, so a stamp that
+// late can only come from the flanneld of the current pod.
+//
+// Times are compared at the API's one-second resolution.
+func NodesWithoutProof(nodes []corev1.Node, pods []corev1.Pod, since time.Time) []string {
+	byName := make(map[string]*corev1.Node, len(nodes))
+	for i := range nodes {
+		byName[nodes[i].Name] = &nodes[i]
+	}
+	var out []string
+	for i := range pods {
+		pod := &pods[i]
+		n := byName[pod.Spec.NodeName]
+		if n == nil {
+			// Not scheduled yet, or the node is gone: the rollout check
+			// covers unscheduled pods and a deleted node's pod goes away.
+			continue
+		}
+		threshold := since.Truncate(time.Second)
+		if created := pod.CreationTimestamp.Time; created.After(threshold) {
+			threshold = created
+		}
+		if !upSince(n, threshold) {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func upSince(n *corev1.Node, t time.Time) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type != corev1.NodeNetworkUnavailable {
+			continue
+		}
+		stamp := c.LastHeartbeatTime.Time
+		if c.LastTransitionTime.After(stamp) {
+			stamp = c.LastTransitionTime.Time
+		}
+		return c.Status == corev1.ConditionFalse && c.Reason == FlannelIsUpReason && !stamp.Before(t)
+	}
+	return false
+}

@@ -1,0 +1,67 @@
+package adapters
+
+import (
+	"net/netip"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
+)
+
+// Input is what an adapter knows about the cluster when it decides which
+// ranges its component can take.
+type Input struct {
+	// PodNetwork is PodNetwork "default"; its status says which ranges are
+	// desired (v1alpha1.DesiredRanges).
+	PodNetwork *v1alpha1.PodNetwork
+	// Previous are the adapter's own acknowledgements from its
+	// PodNetworkConsumer status. A Pending range the adapter already accepted
+	// keeps priority over ranges added after it, so a newcomer can never
+	// displace it.
+	Previous []v1alpha1.ConsumerRangeStatus
+	// ServiceCIDRs are the prefixes of every ServiceCIDR, including those being
+	// deleted (they may still hold allocated Service IPs).
+	ServiceCIDRs []NamedPrefix
+	// NodeAddresses are the InternalIP and ExternalIP addresses of the nodes.
+	NodeAddresses []NodeAddress
+	// NodePodCIDRs are the podCIDRs of the nodes. Only adapters whose
+	// component must cover every podCIDR in use (flannel) pass them to Decide.
+	NodePodCIDRs []NamedPrefix
+	// Limits are the shortest covering prefixes the adapter may write.
+	Limits Limits
+}
+
+// NamedPrefix is a prefix and the name of the object it comes from (a
+// ServiceCIDR or a node).
+type NamedPrefix struct {
+	Name   string
+	Prefix netip.Prefix
+}
+
+// NodeAddress is an address of a node.
+type NodeAddress struct {
+	Node string
+	Addr netip.Addr
+}
+
+// Limits bound how short a covering prefix may be, per family. A /8 IPv4
+// clusterCIDR already marks 16 million addresses as pod traffic; a shorter one
+// is almost certainly a mistake (two unrelated ranges far apart), so the
+// adapter rejects the range that would cause it.
+type Limits struct {
+	// IPv4 is the shortest IPv4 prefix length allowed (default 8).
+	IPv4 int
+	// IPv6 is the shortest IPv6 prefix length allowed (default 32).
+	IPv6 int
+}
+
+// DefaultLimits are the limits used when the operator's flags leave them
+// unset.
+var DefaultLimits = Limits{IPv4: 8, IPv6: 32}
+
+// For returns the limit of a family ("IPv4" or "IPv6").
+func (l Limits) For(family string) int {
+	if family == cidr.IPv4 {
+		return l.IPv4
+	}
+	return l.IPv6
+}

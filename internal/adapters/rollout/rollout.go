@@ -1,0 +1,158 @@
+package rollout
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	// ConfigHashAnnotation, on the DaemonSet's pod template, holds the hash
+	// of the configuration the pods must run. Changing it is what restarts
+	// the pods; each pod carries the value it was created with.
+	ConfigHashAnnotation = "podnetwork.io/config-hash"
+
+	// ConfigChangedAtAnnotation, on the DaemonSet, records (RFC 3339, by the
+	// API server's clock) when the configuration the rollout carries last
+	// changed. Every pod must have been created at or after it.
+	ConfigChangedAtAnnotation = "podnetwork.io/config-changed-at"
+)
+
+// maxListed bounds how many pods or nodes a message names.
+const maxListed = 5
+
+// Settled reports whether the DaemonSet controller has finished rolling out
+// the DaemonSet's current template: it has observed the current generation,
+// and as many pods are updated and available as are desired. Otherwise a
+// rollout, the adapter's or someone else's, is in progress.
+func Settled(ds *appsv1.DaemonSet) bool {
+	s := ds.Status
+	return s.ObservedGeneration == ds.Generation &&
+		s.UpdatedNumberScheduled == s.DesiredNumberScheduled &&
+		s.NumberAvailable == s.DesiredNumberScheduled
+}
+
+// Describe says in words where the DaemonSet's rollout stands.
+func Describe(ds *appsv1.DaemonSet) string {
+	s := ds.Status
+	if s.ObservedGeneration != ds.Generation {
+		return fmt.Sprintf("DaemonSet %s/%s generation %d not observed yet by the DaemonSet controller", ds.Namespace, ds.Name, ds.Generation)
+	}
+	return fmt.Sprintf("DaemonSet %s/%s has %d of %d pods updated and %d available",
+		ds.Namespace, ds.Name, s.UpdatedNumberScheduled, s.DesiredNumberScheduled, s.NumberAvailable)
+}
+
+// TemplateHash returns the configuration hash in the DaemonSet's pod
+// template.
+func TemplateHash(ds *appsv1.DaemonSet) string {
+	return ds.Spec.Template.Annotations[ConfigHashAnnotation]
+}
+
+// ChangedAt returns the change time recorded on the DaemonSet, or the zero
+// time when there is none (then only the hashes are checked).
+func ChangedAt(ds *appsv1.DaemonSet) time.Time {
+	t, err := time.Parse(time.RFC3339, ds.Annotations[ConfigChangedAtAnnotation])
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Start sets the pod-template hash and the change time on ds, which the
+// caller then writes; the DaemonSet controller replaces every pod.
+func Start(ds *appsv1.DaemonSet, hash string, changedAt time.Time) {
+	if ds.Spec.Template.Annotations == nil {
+		ds.Spec.Template.Annotations = map[string]string{}
+	}
+	ds.Spec.Template.Annotations[ConfigHashAnnotation] = hash
+	if ds.Annotations == nil {
+		ds.Annotations = map[string]string{}
+	}
+	ds.Annotations[ConfigChangedAtAnnotation] = changedAt.UTC().Format(time.RFC3339)
+}
+
+// LastChange returns when obj (a ConfigMap) last changed by the API server's
+// clock: the latest time in its managedFields, which the server stamps on
+// every write by every field manager. Without managedFields it falls back to
+// the creation time. Using the server's clock keeps the comparison with pod
+// creation times free of clock skew between the operator and the server.
+func LastChange(obj metav1.Object) time.Time {
+	last := obj.GetCreationTimestamp().Time
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Time != nil && mf.Time.After(last) {
+			last = mf.Time.Time
+		}
+	}
+	return last
+}
+
+// OwnedPods returns the pods the DaemonSet controls.
+func OwnedPods(ds *appsv1.DaemonSet, pods []corev1.Pod) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods {
+		if ref := metav1.GetControllerOf(&p); ref != nil && ref.UID == ds.UID {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Progress is how far a configuration has reached the pods.
+type Progress struct {
+	// Done is true when every pod runs the configuration.
+	Done bool
+	// Message says what the rollout waits for, when not Done.
+	Message string
+}
+
+// Check reports whether every pod of ds runs the configuration with the
+// given hash: the pod template carries the hash, the rollout has settled
+// (observedGeneration equals generation; updated, available and desired pod
+// counts are equal), and every pod, including any still terminating, carries
+// the hash and was created at or after the recorded change time.
+func Check(ds *appsv1.DaemonSet, pods []corev1.Pod, hash string) Progress {
+	if TemplateHash(ds) != hash {
+		return Progress{Message: fmt.Sprintf("the pod template of DaemonSet %s/%s does not carry the configuration hash yet", ds.Namespace, ds.Name)}
+	}
+	if !Settled(ds) {
+		return Progress{Message: "rolling out: " + Describe(ds)}
+	}
+	changedAt := ChangedAt(ds)
+	var stale []string
+	for i := range pods {
+		p := &pods[i]
+		switch {
+		case p.DeletionTimestamp != nil,
+			p.Annotations[ConfigHashAnnotation] != hash,
+			p.CreationTimestamp.Time.Before(changedAt):
+			stale = append(stale, podLabel(p))
+		}
+	}
+	if len(stale) > 0 {
+		return Progress{Message: fmt.Sprintf("rolling out: %d pods of DaemonSet %s/%s still run an older configuration or are terminating: %s",
+			len(stale), ds.Namespace, ds.Name, List(stale))}
+	}
+	return Progress{Done: true}
+}
+
+func podLabel(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Name + " on " + p.Spec.NodeName
+	}
+	return p.Name
+}
+
+// List joins the first names (sorted) and counts the rest.
+func List(names []string) string {
+	names = append([]string(nil), names...)
+	sort.Strings(names)
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+}

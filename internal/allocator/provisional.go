@@ -1,0 +1,88 @@
+package allocator
+
+import (
+	"net/netip"
+	"slices"
+	"time"
+)
+
+// provisionalBlock is a block Assign handed to an owner that no Reserve has
+// confirmed yet, with its state before the assignment: never used (freedAt
+// nil) or remembered as freed at *freedAt.
+type provisionalBlock struct {
+	block   netip.Prefix
+	freedAt *time.Time
+}
+
+// Unassign undoes every assignment of owner that Reserve has not confirmed,
+// and returns the blocks it undid, sorted. Each block goes back to the state
+// it was in before Assign took it: never used, or remembered as freed at its
+// original time. Nothing is quarantined anew.
+//
+// It is for a write the API server certainly rejected (a resourceVersion
+// conflict, a validation error): the block never reached a Node, so
+// quarantining it would only waste it. When the outcome of the write is
+// unknown (a timeout), keep the assignment and re-read the Node instead;
+// Release still quarantines provisional blocks because a deleted Node may
+// have been stored with them. Holdings recorded by Reserve are never touched.
+func (a *Allocator) Unassign(owner string) []netip.Prefix {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ps := a.provisional[owner]
+	if len(ps) == 0 {
+		return nil
+	}
+	delete(a.provisional, owner)
+	out := make([]netip.Prefix, 0, len(ps))
+	for _, pb := range ps {
+		a.dropHoldingLocked(owner, pb.block, nil)
+		if pb.freedAt != nil && a.unallocatedLocked(pb.block) {
+			a.freeBlockLocked(pb.block, *pb.freedAt)
+		}
+		out = append(out, pb.block)
+	}
+	a.trimLocked()
+	slices.SortFunc(out, comparePrefix)
+	return out
+}
+
+// markProvisionalLocked records that Assign gave owner block b, which was
+// remembered as freed at *freedAt, or never used when freedAt is nil.
+func (a *Allocator) markProvisionalLocked(owner string, b netip.Prefix, freedAt *time.Time) {
+	a.provisional[owner] = append(a.provisional[owner], provisionalBlock{block: b, freedAt: freedAt})
+}
+
+// confirmLocked drops the provisional record of owner's block pfx, if any:
+// the API says the owner holds it.
+func (a *Allocator) confirmLocked(owner string, pfx netip.Prefix) {
+	ps, ok := a.provisional[owner]
+	if !ok {
+		return
+	}
+	ps = slices.DeleteFunc(ps, func(pb provisionalBlock) bool { return pb.block == pfx })
+	if len(ps) == 0 {
+		delete(a.provisional, owner)
+		return
+	}
+	a.provisional[owner] = ps
+}
+
+// unallocatedLocked reports whether block b lies in some pool split into
+// blocks of its size and no owner holds it, so it may be remembered as freed.
+func (a *Allocator) unallocatedLocked(b netip.Prefix) bool {
+	found := false
+	for _, p := range a.order {
+		if p.rng.nodeMask != b.Bits() {
+			continue
+		}
+		idx, ok := p.rng.Index(b.Addr())
+		if !ok {
+			continue
+		}
+		if p.isAllocated(idx) {
+			return false
+		}
+		found = true
+	}
+	return found
+}

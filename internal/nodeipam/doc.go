@@ -1,0 +1,29 @@
+// Package nodeipam is the pure decision logic of the built-in NodeIPAM: it
+// turns the PodNetwork into allocator ranges and candidate ranges, picks the
+// ranges a Node may get its blocks from, asks the allocator for all families
+// at once, decides when a CIDRNotAvailable event may be emitted again, and
+// computes what NodeIPAM reports into the PodNetwork status. It never talks to
+// the API server; controllers/nodeipam*.go reads, calls this package and
+// writes.
+//
+// # Candidate order
+//
+// A Node may get a block from an Active range whose nodeSelector matches it
+// (terms OR-ed, expressions and fields of a term AND-ed, an unset selector
+// matches every Node, a selector with no terms matches none). A range strictly
+// inside another Active range is not a candidate on its own: its blocks are
+// the supernet's blocks, the supernet's selector decides, and the allocator
+// keeps both in step. Per IP family the candidates are tried in this order:
+//
+//  1. the most specific match first: the number of requirements (match
+//     expressions plus match fields) of the best matching term, an unset
+//     selector counting zero, so a range reserved for a node pool wins over
+//     a catch-all range;
+//  2. then the narrower range (longer prefix), so small ranges fill up
+//     before large ones are cut into;
+//  3. then the range name, so the order is total and stable.
+//
+// A range whose blocks are all allocated or quarantined is skipped for the
+// next one of its family; the Node gets nothing only when some family has no
+// usable candidate left.
+package nodeipam

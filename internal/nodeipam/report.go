@@ -1,0 +1,138 @@
+package nodeipam
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/allocator"
+)
+
+// MaxReportedConflicts is how many allocation conflicts the PodNetwork
+// status lists (status.allocationConflicts).
+const MaxReportedConflicts = 20
+
+// Report is the part of the PodNetwork status NodeIPAM owns:
+// status.ranges[].usage, status.quarantine and status.allocationConflicts.
+type Report struct {
+	// Usage is the block accounting of every range the allocator tracks,
+	// by name.
+	Usage map[string]v1alpha1.RangeUsage
+	// Quarantine is status.quarantine (see QuarantineStatus).
+	Quarantine []v1alpha1.QuarantinedBlock
+	// Conflicts are the overlapping podCIDRs seen, in words, sorted.
+	Conflicts []string
+}
+
+// Status returns the status NodeIPAM applies, given the current one: the
+// usage of every range of current that is not Released and that the
+// allocator tracks, in status order and keyed by name only; the quarantine;
+// the first MaxReportedConflicts conflicts. A Released range gets no usage,
+// so NodeIPAM gives up its fields in the entry before it acknowledges
+// Released and the lifecycle can purge the entry.
+func (r *Report) Status(current *v1alpha1.PodNetworkStatus) v1alpha1.PodNetworkStatus {
+	var out v1alpha1.PodNetworkStatus
+	for i := range current.Ranges {
+		rs := &current.Ranges[i]
+		u, ok := r.Usage[rs.Name]
+		if !ok || rs.Phase == v1alpha1.RangePhaseReleased {
+			continue
+		}
+		out.Ranges = append(out.Ranges, v1alpha1.RangeStatus{Name: rs.Name, Usage: &u})
+	}
+	out.Quarantine = r.Quarantine
+	out.AllocationConflicts = r.Conflicts[:min(len(r.Conflicts), MaxReportedConflicts)]
+	if len(out.AllocationConflicts) == 0 {
+		out.AllocationConflicts = nil
+	}
+	return out
+}
+
+// Owned projects the fields NodeIPAM owns out of status, in the shape Status
+// returns, so the two compare with equality.Semantic.DeepEqual.
+func Owned(s *v1alpha1.PodNetworkStatus) v1alpha1.PodNetworkStatus {
+	var out v1alpha1.PodNetworkStatus
+	for i := range s.Ranges {
+		if u := s.Ranges[i].Usage; u != nil {
+			out.Ranges = append(out.Ranges, v1alpha1.RangeStatus{Name: s.Ranges[i].Name, Usage: u})
+		}
+	}
+	out.Quarantine = s.Quarantine
+	out.AllocationConflicts = s.AllocationConflicts
+	return out
+}
+
+// RangeUsage converts the allocator's accounting.
+func RangeUsage(u allocator.Usage) v1alpha1.RangeUsage {
+	return v1alpha1.RangeUsage{
+		Capacity:    int64(u.Capacity),
+		Allocated:   int64(u.Allocated),
+		Free:        int64(u.Free),
+		Quarantined: int64(u.Quarantined),
+	}
+}
+
+// QuarantineStatus converts the allocator's remembered freed blocks into
+// status.quarantine: only the blocks still in their recycle delay at now
+// (a block past it is free; forgetting when it was freed only changes the
+// order free blocks are reused in), at most limit of them, the ones freed
+// longest ago dropped first, sorted by freedAt then cidr. Times are rounded
+// up to the second the API stores, so after a restart a block is quarantined
+// a little longer, never shorter.
+func QuarantineStatus(entries []allocator.QuarantineEntry, delay time.Duration, now time.Time, limit int) []v1alpha1.QuarantinedBlock {
+	var out []v1alpha1.QuarantinedBlock
+	for _, e := range entries {
+		if !e.FreedAt.Add(delay).After(now) {
+			continue
+		}
+		out = append(out, v1alpha1.QuarantinedBlock{CIDR: e.Prefix.String(), FreedAt: metav1.NewTime(ceilSecond(e.FreedAt))})
+	}
+	slices.SortStableFunc(out, func(x, y v1alpha1.QuarantinedBlock) int {
+		if c := x.FreedAt.Time.Compare(y.FreedAt.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.CIDR, y.CIDR)
+	})
+	if len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out
+}
+
+// QuarantineEntries parses status.quarantine for allocator.RestoreQuarantine,
+// skipping entries that do not parse.
+func QuarantineEntries(qs []v1alpha1.QuarantinedBlock) []allocator.QuarantineEntry {
+	out := make([]allocator.QuarantineEntry, 0, len(qs))
+	for _, q := range qs {
+		p, err := netip.ParsePrefix(q.CIDR)
+		if err != nil {
+			continue
+		}
+		out = append(out, allocator.QuarantineEntry{Prefix: p.Masked(), FreedAt: q.FreedAt.Time})
+	}
+	return out
+}
+
+// NextExpiry returns how long after now the first quarantined block becomes
+// reusable, and false when none is quarantined: the report changes then.
+func NextExpiry(entries []allocator.QuarantineEntry, delay time.Duration, now time.Time) (time.Duration, bool) {
+	var next time.Duration
+	found := false
+	for _, e := range entries {
+		if d := e.FreedAt.Add(delay).Sub(now); d > 0 && (!found || d < next) {
+			next, found = d, true
+		}
+	}
+	return next, found
+}
+
+// ceilSecond rounds t up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	if tr := t.Truncate(time.Second); !tr.Equal(t) {
+		return tr.Add(time.Second)
+	}
+	return t
+}

@@ -1,0 +1,153 @@
+package adapters_test
+
+import (
+	"slices"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/adapters/rollout"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// setRanges makes spec.ranges of PodNetwork "default" exactly ranges
+// (name → cidr), creating the PodNetwork if needed.
+func setRanges(ranges ...v1alpha1.PodCIDRRange) {
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pn := &v1alpha1.PodNetwork{}
+		err := k8sClient.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn)
+		if client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		pn.Name = v1alpha1.PodNetworkName
+		pn.Spec.Ranges = ranges
+		if err != nil {
+			return k8sClient.Create(ctx, pn)
+		}
+		return k8sClient.Update(ctx, pn)
+	})).To(Succeed())
+}
+
+func rng(name, cidr string) v1alpha1.PodCIDRRange {
+	return v1alpha1.PodCIDRRange{Name: name, CIDR: cidr}
+}
+
+// phase returns the phase of a tracked range, "" when it is not tracked.
+func phase(name string) func() v1alpha1.RangePhase {
+	return func() v1alpha1.RangePhase {
+		if rs := rangeStatus(name); rs != nil {
+			return rs.Phase
+		}
+		return ""
+	}
+}
+
+func rangeStatus(name string) *v1alpha1.RangeStatus {
+	pn := &v1alpha1.PodNetwork{}
+	if err := k8sClient.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
+		return nil
+	}
+	return pn.Status.FindRange(name)
+}
+
+// consumer returns the PodNetworkConsumer, or an empty one while it does not
+// exist yet (the adapters register theirs once the operator runs).
+func consumer(name string) *v1alpha1.PodNetworkConsumer {
+	c := &v1alpha1.PodNetworkConsumer{}
+	if err := k8sClient.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
+		return &v1alpha1.PodNetworkConsumer{}
+	}
+	return c
+}
+
+// ack returns the consumer's acknowledgement of a range, or nil.
+func ack(consumerName, rangeName string) *v1alpha1.ConsumerRangeStatus {
+	for _, a := range consumer(consumerName).Status.Ranges {
+		if a.Name == rangeName {
+			return &a
+		}
+	}
+	return nil
+}
+
+// ackOf returns "<phase>/<result>" of a consumer's acknowledgement of a
+// range, "" when there is none.
+func ackOf(consumerName, rangeName string) func() string {
+	return func() string {
+		if a := ack(consumerName, rangeName); a != nil {
+			return string(a.Phase) + "/" + string(a.Result)
+		}
+		return ""
+	}
+}
+
+// ready returns the consumer's Ready condition.
+func ready(consumerName string) func() metav1.Condition {
+	return func() metav1.Condition {
+		if c := meta.FindStatusCondition(consumer(consumerName).Status.Conditions, v1alpha1.ConsumerReadyCondition); c != nil {
+			return *c
+		}
+		return metav1.Condition{}
+	}
+}
+
+func configData(namespace, name, key string) func() string {
+	return func() string {
+		cm := &corev1.ConfigMap{}
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm)).To(Succeed())
+		return cm.Data[key]
+	}
+}
+
+func setConfigData(namespace, name, key, value string) {
+	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm := &corev1.ConfigMap{}
+		if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, cm); err != nil {
+			return err
+		}
+		cm.Data[key] = value
+		return k8sClient.Update(ctx, cm)
+	})).To(Succeed())
+}
+
+func kubeProxyConfigText() string {
+	return configData(kubeProxyNamespace, kubeProxyName, kubeProxyKey)()
+}
+func flannelConfigText() string { return configData(flannelNamespace, flannelConfigMap, flannelKey)() }
+
+func getDaemonSet(namespace, name string) *appsv1.DaemonSet {
+	ds := &appsv1.DaemonSet{}
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, ds)).To(Succeed())
+	return ds
+}
+
+func daemonSetPods(ds *appsv1.DaemonSet) []corev1.Pod {
+	var pods corev1.PodList
+	Expect(k8sClient.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabels(ds.Spec.Selector.MatchLabels))).To(Succeed())
+	return rollout.OwnedPods(ds, pods.Items)
+}
+
+// expectRolledOut checks what an adapter's acknowledgement promises about
+// its DaemonSet: every one of nodeCount pods carries the template's
+// configuration hash, was created at or after the recorded change time, and
+// was created no later than the acknowledgement was written.
+func expectRolledOut(namespace, name string, ackedAt metav1.Time) {
+	ds := getDaemonSet(namespace, name)
+	hash := rollout.TemplateHash(ds)
+	Expect(hash).NotTo(BeEmpty())
+	changedAt := rollout.ChangedAt(ds)
+	pods := daemonSetPods(ds)
+	Expect(pods).To(HaveLen(nodeCount))
+	var latest time.Time
+	for _, p := range pods {
+		Expect(p.Annotations).To(HaveKeyWithValue(rollout.ConfigHashAnnotation, hash), "pod %s", p.Name)
+		Expect(p.CreationTimestamp.Time).NotTo(BeTemporally("<", changedAt), "pod %s", p.Name)
+		latest = slices.MaxFunc([]time.Time{latest, p.CreationTimestamp.Time}, func(a, b time.Time) int { return a.Compare(b) })
+	}
+	Expect(ackedAt.Time).NotTo(BeTemporally("<", latest), "the acknowledgement was written before the last pod of %s/%s was created", namespace, name)
+}

@@ -1,0 +1,360 @@
+package nodeipam_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/test/invariants"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// leaseNamespace holds the leader-election Lease in the specs that elect.
+const leaseNamespace = "kube-system"
+
+// operator is one in-process operator (one "replica").
+type operator struct {
+	cancel   context.CancelFunc
+	done     chan struct{}
+	err      error
+	writes   *writeRecorder
+	stopOnce sync.Once
+}
+
+// startOperator runs the operator's manager, NodeIPAM and lifecycle
+// controller included, until stop or the end of the spec (before the
+// cluster is reset). mod adjusts the options.
+func startOperator(mod func(*controllers.Options)) *operator {
+	opts := controllers.DefaultOptions()
+	opts.LeaderElect = false
+	opts.MetricsBindAddress = "0"
+	opts.HealthProbeBindAddress = "0"
+	opts.SkipControllerNameValidation = true
+	opts.KubeAPIQPS, opts.KubeAPIBurst = 500, 1000
+	opts.NodeIPAM.StatusInterval = 200 * time.Millisecond
+	if mod != nil {
+		mod(&opts)
+	}
+	opCfg := rest.CopyConfig(cfg)
+	op := &operator{done: make(chan struct{}), writes: &writeRecorder{}}
+	opCfg.Wrap(op.writes.wrap)
+	ctx, cancel := context.WithCancel(suiteCtx)
+	op.cancel = cancel
+	go func() {
+		defer GinkgoRecover()
+		defer close(op.done)
+		op.err = controllers.Run(ctx, opCfg, opts)
+	}()
+	DeferCleanup(op.stop)
+	return op
+}
+
+// stop stops the operator and waits for its manager to return; stopping it
+// again does nothing.
+func (o *operator) stop() {
+	GinkgoHelper()
+	o.stopOnce.Do(func() {
+		o.cancel()
+		Eventually(o.done).Should(BeClosed())
+		Expect(o.err).NotTo(HaveOccurred())
+	})
+}
+
+// writeRecorder records every request that is not a read, except the
+// leader-election Lease traffic, made through a client configuration.
+type writeRecorder struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeRecorder) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		switch req.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			if !strings.Contains(req.URL.Path, "/apis/coordination.k8s.io/") {
+				w.mu.Lock()
+				w.writes = append(w.writes, req.Method+" "+req.URL.Path)
+				w.mu.Unlock()
+			}
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+func (w *writeRecorder) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.writes)
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// newChecker returns an invariant checker fed by a watch on the PodNetwork
+// for the rest of the spec, so it sees every phase the ranges go through.
+func newChecker() *invariants.Checker {
+	c := &invariants.Checker{}
+	ctx, cancel := context.WithCancel(suiteCtx)
+	DeferCleanup(cancel)
+	w, err := k8sClient.Watch(ctx, &podnetworkv1alpha1.PodNetworkList{})
+	Expect(err).NotTo(HaveOccurred())
+	go func() {
+		defer GinkgoRecover()
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			if pn, ok := ev.Object.(*podnetworkv1alpha1.PodNetwork); ok {
+				c.ObserveRanges(pn)
+			}
+		}
+	}()
+	return c
+}
+
+// expectInvariants checks every node against the checker.
+func expectInvariants(c *invariants.Checker) {
+	GinkgoHelper()
+	Expect(c.CheckCluster(suiteCtx, k8sClient)).To(Succeed())
+}
+
+// rangeSpec builds a spec range.
+func rangeSpec(name, cidr string, nodeMask int32, sel *corev1.NodeSelector) podnetworkv1alpha1.PodCIDRRange {
+	r := podnetworkv1alpha1.PodCIDRRange{Name: name, CIDR: cidr, NodeSelector: sel}
+	if nodeMask != 0 {
+		r.NodeMaskSize = ptr.To(nodeMask)
+	}
+	return r
+}
+
+// createPodNetwork creates PodNetwork "default".
+func createPodNetwork(delaySeconds int32, when podnetworkv1alpha1.WhenExhaustedPolicy, ranges ...podnetworkv1alpha1.PodCIDRRange) {
+	GinkgoHelper()
+	pn := &podnetworkv1alpha1.PodNetwork{
+		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
+		Spec: podnetworkv1alpha1.PodNetworkSpec{
+			Ranges:     ranges,
+			Allocation: podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To(delaySeconds), WhenExhausted: when},
+		},
+	}
+	Expect(k8sClient.Create(suiteCtx, pn)).To(Succeed())
+}
+
+// updateSpec changes the PodNetwork spec, retrying on conflicts.
+func updateSpec(mutate func(*podnetworkv1alpha1.PodNetworkSpec)) {
+	GinkgoHelper()
+	Eventually(func() error {
+		pn := getPodNetwork()
+		mutate(&pn.Spec)
+		return k8sClient.Update(suiteCtx, pn)
+	}).Should(Succeed())
+}
+
+func getPodNetwork() *podnetworkv1alpha1.PodNetwork {
+	GinkgoHelper()
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn)).To(Succeed())
+	return pn
+}
+
+// rangeStatus returns the status of a range, or nil.
+func rangeStatus(name string) *podnetworkv1alpha1.RangeStatus {
+	GinkgoHelper()
+	return getPodNetwork().Status.FindRange(name)
+}
+
+// phaseOf returns the phase of a range, "" when it is not tracked.
+func phaseOf(name string) func() podnetworkv1alpha1.RangePhase {
+	return func() podnetworkv1alpha1.RangePhase {
+		if rs := rangeStatus(name); rs != nil {
+			return rs.Phase
+		}
+		return ""
+	}
+}
+
+// usageOf returns the usage NodeIPAM reports for a range.
+func usageOf(name string) func() podnetworkv1alpha1.RangeUsage {
+	return func() podnetworkv1alpha1.RangeUsage {
+		if rs := rangeStatus(name); rs != nil && rs.Usage != nil {
+			return *rs.Usage
+		}
+		return podnetworkv1alpha1.RangeUsage{}
+	}
+}
+
+// newNode builds a node.
+func newNode(name string, labels map[string]string, podCIDRs ...string) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if len(podCIDRs) > 0 {
+		n.Spec.PodCIDR, n.Spec.PodCIDRs = podCIDRs[0], podCIDRs
+	}
+	return n
+}
+
+// createNodes creates count nodes named prefix-0 ... concurrently and
+// returns their names.
+func createNodes(prefix string, count int, labels map[string]string) []string {
+	GinkgoHelper()
+	names := make([]string, count)
+	errs := make(chan error, count)
+	var wg sync.WaitGroup
+	for i := range count {
+		names[i] = fmt.Sprintf("%s-%d", prefix, i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- k8sClient.Create(suiteCtx, newNode(names[i], labels))
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return names
+}
+
+// podCIDRsOf returns a node's podCIDRs.
+func podCIDRsOf(name string) func() []string {
+	return func() []string {
+		n := &corev1.Node{}
+		if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: name}, n); err != nil {
+			return []string{"error: " + err.Error()}
+		}
+		return n.Spec.PodCIDRs
+	}
+}
+
+// allHavePodCIDRs reports whether every named node has podCIDRs.
+func allHavePodCIDRs(names []string) func() []string {
+	return func() []string {
+		var missing []string
+		for _, name := range names {
+			if len(podCIDRsOf(name)()) == 0 {
+				missing = append(missing, name)
+			}
+		}
+		return missing
+	}
+}
+
+// touchNode changes a label of the node, which makes NodeIPAM retry a node
+// still without podCIDRs at once.
+func touchNode(name string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		n := &corev1.Node{}
+		if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: name}, n); err != nil {
+			return err
+		}
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		n.Labels["test.podnetwork.io/touched"] = fmt.Sprint(time.Now().UnixNano())
+		return k8sClient.Update(suiteCtx, n)
+	}).Should(Succeed())
+}
+
+func deleteNode(name string) {
+	GinkgoHelper()
+	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
+}
+
+// cidrNotAvailable returns the notes of the CIDRNotAvailable events about
+// the node object with the given UID, one per occurrence (a repeated event
+// counts its series).
+func cidrNotAvailable(uid func() string) func() []string {
+	return func() []string {
+		var list eventsv1.EventList
+		Expect(k8sClient.List(suiteCtx, &list)).To(Succeed())
+		var out []string
+		for _, ev := range list.Items {
+			if ev.Reason != controllers.CIDRNotAvailableReason || string(ev.Regarding.UID) != uid() {
+				continue
+			}
+			Expect(ev.Type).To(Equal(corev1.EventTypeWarning))
+			n := 1
+			if ev.Series != nil {
+				n = int(ev.Series.Count)
+			}
+			for range n {
+				out = append(out, ev.Note)
+			}
+		}
+		return out
+	}
+}
+
+// uidOf returns the UID of a node.
+func uidOf(name string) func() string {
+	return func() string {
+		n := &corev1.Node{}
+		Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Name: name}, n)).To(Succeed())
+		return string(n.UID)
+	}
+}
+
+// consumerAck returns node-ipam's acknowledgement of a range, or nil.
+func consumerAck(rangeName string) func() *podnetworkv1alpha1.ConsumerRangeStatus {
+	return func() *podnetworkv1alpha1.ConsumerRangeStatus {
+		c := &podnetworkv1alpha1.PodNetworkConsumer{}
+		if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: controllers.NodeIPAMConsumerName}, c); err != nil {
+			return nil
+		}
+		for i := range c.Status.Ranges {
+			if c.Status.Ranges[i].Name == rangeName {
+				return &c.Status.Ranges[i]
+			}
+		}
+		return nil
+	}
+}
+
+// resetCluster removes everything a spec created: nodes, the PodNetwork
+// (its drain finalizer stripped: the operator is stopped by then), the
+// consumers, events and the leader-election Lease.
+func resetCluster() {
+	GinkgoHelper()
+	Expect(k8sClient.DeleteAllOf(suiteCtx, &corev1.Node{})).To(Succeed())
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn); err == nil {
+		if len(pn.Finalizers) > 0 {
+			patch := client.MergeFrom(pn.DeepCopy())
+			pn.Finalizers = nil
+			Expect(k8sClient.Patch(suiteCtx, pn, patch)).To(Succeed())
+		}
+		Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, pn))).To(Succeed())
+	} else {
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "reading the PodNetwork: %v", err)
+	}
+	Expect(k8sClient.DeleteAllOf(suiteCtx, &podnetworkv1alpha1.PodNetworkConsumer{})).To(Succeed())
+	Expect(k8sClient.DeleteAllOf(suiteCtx, &eventsv1.Event{}, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
+	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: controllers.LeaderElectionID},
+	}))).To(Succeed())
+	Eventually(func() int {
+		var nodes corev1.NodeList
+		Expect(k8sClient.List(suiteCtx, &nodes)).To(Succeed())
+		var pns podnetworkv1alpha1.PodNetworkList
+		Expect(k8sClient.List(suiteCtx, &pns)).To(Succeed())
+		var cs podnetworkv1alpha1.PodNetworkConsumerList
+		Expect(k8sClient.List(suiteCtx, &cs)).To(Succeed())
+		return len(nodes.Items) + len(pns.Items) + len(cs.Items)
+	}).Should(BeZero())
+}

@@ -1,0 +1,374 @@
+package nodeipam_test
+
+import (
+	"net/netip"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	pn "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// leaderElection makes an operator compete for the Lease with short timings.
+func leaderElection(o *controllers.Options) {
+	o.LeaderElect = true
+	o.LeaderElectionNamespace = leaseNamespace
+	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 4*time.Second, 3*time.Second, 250*time.Millisecond
+}
+
+// withClock gives NodeIPAM a fake clock, so recycle delays pass when the
+// spec says so.
+func withClock(clk *clocktesting.FakeClock) func(*controllers.Options) {
+	return func(o *controllers.Options) { o.NodeIPAM.Clock = clk }
+}
+
+// quarantined returns the blocks listed in status.quarantine.
+func quarantined() []string {
+	var out []string
+	for _, q := range getPodNetwork().Status.Quarantine {
+		out = append(out, q.CIDR)
+	}
+	return out
+}
+
+// withPodCIDRs splits names into the nodes that have podCIDRs and the ones
+// that do not.
+func withPodCIDRs(names []string) (with, without []string) {
+	for _, n := range names {
+		if len(podCIDRsOf(n)()) > 0 {
+			with = append(with, n)
+		} else {
+			without = append(without, n)
+		}
+	}
+	return with, without
+}
+
+func countWithPodCIDRs(names []string) func() int {
+	return func() int {
+		with, _ := withPodCIDRs(names)
+		return len(with)
+	}
+}
+
+func inside(cidr string) OmegaMatcher {
+	r := netip.MustParsePrefix(cidr)
+	return WithTransform(func(s string) bool {
+		p := netip.MustParsePrefix(s)
+		return r.Bits() <= p.Bits() && r.Contains(p.Addr())
+	}, BeTrue())
+}
+
+var _ = Describe("NodeIPAM", func() {
+	BeforeEach(func() {
+		DeferCleanup(resetCluster)
+	})
+
+	It("gives 200 nodes created at once distinct podCIDRs", func() {
+		checker := newChecker()
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.244.0.0/16", 24, nil))
+
+		names := createNodes("burst", 200, nil)
+		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
+		for _, n := range names {
+			Expect(podCIDRsOf(n)()).To(ConsistOf(inside("10.244.0.0/16")))
+		}
+		expectInvariants(checker)
+		Eventually(usageOf("pods")).Should(Equal(pn.RangeUsage{Capacity: 256, Allocated: 200, Free: 56}))
+		Eventually(consumerAck("pods")).Should(HaveField("Phase", pn.RangePhaseActive))
+	})
+
+	It("gives dual-stack nodes both families or nothing, without leaking blocks, with one event per backoff period", func() {
+		checker := newChecker()
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait,
+			rangeSpec("v4", "10.250.0.0/22", 24, nil), // 4 blocks
+			rangeSpec("v6", "fd00:250::/63", 64, nil)) // 2 blocks
+		Eventually(phaseOf("v4")).Should(Equal(pn.RangePhaseActive))
+		Eventually(phaseOf("v6")).Should(Equal(pn.RangePhaseActive))
+
+		names := createNodes("ds", 3, nil)
+		Eventually(countWithPodCIDRs(names)).Should(Equal(2))
+		with, without := withPodCIDRs(names)
+		for _, n := range with {
+			Expect(podCIDRsOf(n)()).To(HaveExactElements(inside("10.250.0.0/22"), inside("fd00:250::/63")))
+		}
+		waiting := without[0]
+		Eventually(cidrNotAvailable(uidOf(waiting))).Should(ConsistOf(
+			And(ContainSubstring(`range "v6" (fd00:250::/63): all 2 blocks are allocated`), Not(ContainSubstring("reusable")))))
+
+		// Retries (label changes wake it at once) neither leak IPv4 blocks
+		// nor emit more events.
+		for range 3 {
+			touchNode(waiting)
+		}
+		Eventually(usageOf("v4")).Should(Equal(pn.RangeUsage{Capacity: 4, Allocated: 2, Free: 2}))
+		Eventually(usageOf("v6")).Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
+
+		// Freeing a dual-stack node lets the waiting one have both families.
+		deleteNode(with[0])
+		Eventually(podCIDRsOf(waiting)).Should(HaveExactElements(inside("10.250.0.0/22"), inside("fd00:250::/63")))
+		Expect(cidrNotAvailable(uidOf(waiting))()).To(HaveLen(1))
+		Eventually(usageOf("v4")).Should(HaveField("Allocated", int64(2)))
+		expectInvariants(checker)
+	})
+
+	It("gives waiting nodes blocks from a range added later, once it is Active", func() {
+		checker := newChecker()
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("first", "10.251.0.0/23", 24, nil)) // 2 blocks
+
+		names := createNodes("wait", 4, nil)
+		Eventually(countWithPodCIDRs(names)).Should(Equal(2))
+		_, waiting := withPodCIDRs(names)
+		for _, n := range waiting {
+			Eventually(cidrNotAvailable(uidOf(n))).ShouldNot(BeEmpty())
+		}
+
+		updateSpec(func(s *pn.PodNetworkSpec) {
+			s.Ranges = append(s.Ranges, rangeSpec("second", "10.252.0.0/24", 25, nil)) // 2 blocks
+		})
+		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
+		Expect(phaseOf("second")()).To(Equal(pn.RangePhaseActive))
+		for _, n := range waiting {
+			Expect(podCIDRsOf(n)()).To(ConsistOf(inside("10.252.0.0/24")))
+		}
+		expectInvariants(checker)
+	})
+
+	It("selects ranges with real NodeSelector semantics, the most specific first", func() {
+		checker := newChecker()
+		startOperator(nil)
+		gpuOrTPU := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"gpu"}}}},
+			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"tpu"}}}},
+		}}
+		createPodNetwork(0, pn.WhenExhaustedWait,
+			rangeSpec("general", "10.244.0.0/24", 26, nil),
+			rangeSpec("accel", "10.245.0.0/24", 26, gpuOrTPU))
+
+		Expect(k8sClient.Create(suiteCtx, newNode("sel-gpu", map[string]string{"pool": "gpu"}))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, newNode("sel-tpu", map[string]string{"pool": "tpu"}))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, newNode("sel-cpu", map[string]string{"pool": "cpu"}))).To(Succeed())
+		Eventually(podCIDRsOf("sel-gpu")).Should(ConsistOf(inside("10.245.0.0/24")))
+		Eventually(podCIDRsOf("sel-tpu")).Should(ConsistOf(inside("10.245.0.0/24")))
+		Eventually(podCIDRsOf("sel-cpu")).Should(ConsistOf(inside("10.244.0.0/24")))
+		expectInvariants(checker)
+	})
+
+	It("reuses the block of a deleted node at once under ReuseOldest, after quarantining it", func() {
+		checker := newChecker()
+		startOperator(nil)
+		createPodNetwork(3600, pn.WhenExhaustedReuseOldest, rangeSpec("q", "10.253.0.0/23", 24, nil)) // 2 blocks
+
+		names := createNodes("reuse", 2, nil)
+		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
+		freed := podCIDRsOf(names[0])()[0]
+
+		// A node being deleted keeps its block: finalizers may hold it, and
+		// its pods, for long.
+		Eventually(func() error {
+			n := &corev1.Node{}
+			if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: names[0]}, n); err != nil {
+				return err
+			}
+			n.Finalizers = append(n.Finalizers, "test.podnetwork.io/hold")
+			return k8sClient.Update(suiteCtx, n)
+		}).Should(Succeed())
+		deleteNode(names[0])
+		Expect(k8sClient.Create(suiteCtx, newNode("reuse-early", nil))).To(Succeed())
+		Eventually(cidrNotAvailable(uidOf("reuse-early"))).Should(ConsistOf(ContainSubstring("all 2 blocks are allocated")))
+		Expect(quarantined()).To(BeEmpty())
+
+		// Gone for real: quarantined, and under ReuseOldest handed out anyway.
+		Eventually(func() error {
+			n := &corev1.Node{}
+			if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: names[0]}, n); err != nil {
+				return err
+			}
+			n.Finalizers = nil
+			return k8sClient.Update(suiteCtx, n)
+		}).Should(Succeed())
+		Eventually(podCIDRsOf("reuse-early")).Should(Equal([]string{freed}))
+		Eventually(usageOf("q")).Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
+		Eventually(quarantined).Should(BeEmpty())
+		expectInvariants(checker)
+	})
+
+	It("keeps a freed block quarantined for the recycle delay under Wait, across a restart", func() {
+		checker := newChecker()
+		clk := clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+		op := startOperator(withClock(clk))
+		createPodNetwork(60, pn.WhenExhaustedWait, rangeSpec("q", "10.253.0.0/23", 24, nil)) // 2 blocks
+
+		names := createNodes("quar", 2, nil)
+		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
+		freed := podCIDRsOf(names[0])()[0]
+		deleteNode(names[0])
+		Eventually(quarantined).Should(Equal([]string{freed}))
+		Eventually(usageOf("q")).Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 1, Quarantined: 1}))
+
+		// The quarantine lives in the PodNetwork status: a new leader keeps it.
+		op.stop()
+		startOperator(withClock(clk))
+
+		Expect(k8sClient.Create(suiteCtx, newNode("quar-new", nil))).To(Succeed())
+		Eventually(cidrNotAvailable(uidOf("quar-new"))).Should(ConsistOf(ContainSubstring("NodeIPAM retries in 1m0s, when the first quarantined block becomes reusable")))
+		Expect(podCIDRsOf("quar-new")()).To(BeEmpty())
+
+		// Once the delay has passed, the next retry (a label change wakes
+		// the node at once) hands the block out.
+		clk.Step(61 * time.Second)
+		touchNode("quar-new")
+		Eventually(podCIDRsOf("quar-new")).Should(Equal([]string{freed}))
+		Eventually(quarantined).Should(BeEmpty())
+		expectInvariants(checker)
+	})
+
+	It("rebuilds from the nodes after a restart and never hands out a block twice", func() {
+		checker := newChecker()
+		op := startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("r", "10.254.0.0/20", 24, nil)) // 16 blocks
+		before := createNodes("before", 8, nil)
+		Eventually(allHavePodCIDRs(before)).Should(BeEmpty())
+		op.stop()
+
+		between := createNodes("between", 4, nil)
+		startOperator(nil)
+		after := createNodes("after", 4, nil)
+		all := append(append(before, between...), after...)
+		Eventually(allHavePodCIDRs(all)).Should(BeEmpty())
+		expectInvariants(checker)
+		Eventually(usageOf("r")).Should(Equal(pn.RangeUsage{Capacity: 16, Allocated: 16}))
+	})
+
+	It("adopts podCIDRs another allocator assigned, whatever their size, and allocates around them", func() {
+		checker := newChecker()
+		// As kube-controller-manager left them: four /24s and a /23 that
+		// covers two blocks of the range.
+		kcm := map[string]string{
+			"kcm-0": "10.244.0.0/24", "kcm-1": "10.244.1.0/24", "kcm-2": "10.244.2.0/24", "kcm-3": "10.244.3.0/24",
+			"kcm-wide": "10.244.6.0/23",
+		}
+		for name, cidr := range kcm {
+			Expect(k8sClient.Create(suiteCtx, newNode(name, nil, cidr))).To(Succeed())
+		}
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.244.0.0/20", 24, nil)) // 16 blocks
+
+		fresh := createNodes("fresh", 10, nil) // 16 - 6 adopted = 10 free
+		Eventually(allHavePodCIDRs(fresh)).Should(BeEmpty())
+		Eventually(usageOf("pods")).Should(Equal(pn.RangeUsage{Capacity: 16, Allocated: 16}))
+		for name, cidr := range kcm {
+			Expect(podCIDRsOf(name)()).To(Equal([]string{cidr}))
+		}
+		Expect(k8sClient.Create(suiteCtx, newNode("fresh-extra", nil))).To(Succeed())
+		Eventually(cidrNotAvailable(uidOf("fresh-extra"))).ShouldNot(BeEmpty())
+		expectInvariants(checker)
+	})
+
+	It("leaves foreign podCIDRs alone and reports the node", func() {
+		checker := newChecker()
+		Expect(k8sClient.Create(suiteCtx, newNode("foreign-0", nil, "192.168.77.0/24"))).To(Succeed())
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.246.0.0/24", 26, nil))
+
+		names := createNodes("native", 2, nil)
+		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
+		Eventually(func() []string { return getPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"foreign-0"}))
+		Expect(podCIDRsOf("foreign-0")()).To(Equal([]string{"192.168.77.0/24"}))
+		Eventually(usageOf("pods")).Should(Equal(pn.RangeUsage{Capacity: 4, Allocated: 2, Free: 2}))
+		expectInvariants(checker)
+	})
+
+	It("reports both nodes when another allocator hands out a block NodeIPAM holds", func() {
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.246.0.0/24", 26, nil))
+		Expect(k8sClient.Create(suiteCtx, newNode("owner", nil))).To(Succeed())
+		Eventually(podCIDRsOf("owner")).ShouldNot(BeEmpty())
+		block := podCIDRsOf("owner")()[0]
+
+		Expect(k8sClient.Create(suiteCtx, newNode("intruder", nil, block))).To(Succeed())
+		Eventually(func() []string { return getPodNetwork().Status.AllocationConflicts }).Should(ConsistOf(
+			"nodes intruder (" + block + ") and owner (" + block + ") have overlapping podCIDRs"))
+		Expect(podCIDRsOf("owner")()).To(Equal([]string{block}))
+
+		// The lifecycle writes its part of the status meanwhile (a foreign
+		// node appears); it must leave the conflicts to NodeIPAM.
+		Expect(k8sClient.Create(suiteCtx, newNode("elsewhere", nil, "192.168.78.0/24"))).To(Succeed())
+		Eventually(func() []string { return getPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"elsewhere"}))
+
+		deleteNode("intruder")
+		Eventually(func() []string { return getPodNetwork().Status.AllocationConflicts }).Should(BeEmpty())
+	})
+
+	It("keeps a Draining range until the nodes holding its blocks are deleted", func() {
+		checker := newChecker()
+		startOperator(nil)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("old", "10.247.0.0/24", 26, nil))
+		holders := createNodes("holder", 2, nil)
+		Eventually(allHavePodCIDRs(holders)).Should(BeEmpty())
+
+		updateSpec(func(s *pn.PodNetworkSpec) {
+			s.Ranges = []pn.PodCIDRRange{rangeSpec("new", "10.248.0.0/24", 26, nil)}
+		})
+		Eventually(phaseOf("old")).Should(Equal(pn.RangePhaseDraining))
+		Eventually(phaseOf("new")).Should(Equal(pn.RangePhaseActive))
+		Eventually(consumerAck("old")).Should(And(
+			HaveField("Phase", pn.RangePhaseDraining), HaveField("Result", pn.AckAccepted)))
+
+		Expect(k8sClient.Create(suiteCtx, newNode("newcomer", nil))).To(Succeed())
+		Eventually(podCIDRsOf("newcomer")).Should(ConsistOf(inside("10.248.0.0/24")))
+
+		deleteNode(holders[0])
+		Eventually(func() int32 { return rangeStatus("old").HolderCount }).Should(Equal(int32(1)))
+		Expect(phaseOf("old")()).To(Equal(pn.RangePhaseDraining))
+
+		deleteNode(holders[1])
+		Eventually(phaseOf("old")).Should(Or(Equal(pn.RangePhaseReleased), BeEmpty()))
+		expectInvariants(checker)
+	})
+
+	It("never writes from a replica that is not the leader", func() {
+		checker := newChecker()
+		leader := startOperator(leaderElection)
+		lease := &coordinationv1.Lease{}
+		Eventually(func() string {
+			if err := k8sClient.Get(suiteCtx, client.ObjectKey{Namespace: leaseNamespace, Name: controllers.LeaderElectionID}, lease); err != nil {
+				return ""
+			}
+			return ptrValue(lease.Spec.HolderIdentity)
+		}).ShouldNot(BeEmpty())
+		leaderID := ptrValue(lease.Spec.HolderIdentity)
+
+		standby := startOperator(leaderElection)
+		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.249.0.0/24", 26, nil))
+		first := createNodes("led", 2, nil)
+		Eventually(allHavePodCIDRs(first)).Should(BeEmpty())
+		Expect(standby.writes.list()).To(BeEmpty())
+		Expect(leader.writes.list()).NotTo(BeEmpty())
+		Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Namespace: leaseNamespace, Name: controllers.LeaderElectionID}, lease)).To(Succeed())
+		Expect(ptrValue(lease.Spec.HolderIdentity)).To(Equal(leaderID))
+
+		// The leader leaves; the standby takes over, rebuilds and allocates
+		// around what the first leader assigned.
+		leader.stop()
+		second := createNodes("took-over", 2, nil)
+		Eventually(allHavePodCIDRs(second)).Should(BeEmpty())
+		Expect(standby.writes.list()).NotTo(BeEmpty())
+		expectInvariants(checker)
+	})
+})
+
+func ptrValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
