@@ -23,7 +23,7 @@ ENVTEST_DIR ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 
 # Paths written by `make manifests generate`; `make verify-generated` fails
 # when they differ from what is committed.
-GENERATED_PATHS ?= ':(glob)api/**/zz_generated.*.go' config charts/podnetwork-operator/crds charts/podnetwork-operator/templates/rbac/clusterrole.yaml
+GENERATED_PATHS ?= ':(glob)api/**/zz_generated.*.go' config charts/podnetwork-operator/crds charts/podnetwork-operator/templates/rbac/clusterrole.yaml charts/podnetwork-operator/templates/rbac/adapters-clusterrole.yaml
 
 # Short fuzz runs inside `make test`; longer ones with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
@@ -42,7 +42,8 @@ help: ## Show this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and RBAC from kubebuilder markers (config/ and the chart).
-	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator crd paths="./api/..." paths="./controllers/..." paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator crd paths="./api/..." paths="./controllers" paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator-adapters paths="./controllers/adapterrbac" output:rbac:artifacts:config=config/rbac/adapters
 	@hack/sync-chart.sh
 
 .PHONY: generate

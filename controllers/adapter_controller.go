@@ -55,9 +55,6 @@ type AdapterReconciler struct {
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
 

@@ -37,7 +37,15 @@ func run(configDir, chartDir string) error {
 	if err := writeCRDs(filepath.Join(configDir, "crd", "bases"), filepath.Join(chartDir, "crds")); err != nil {
 		return err
 	}
-	return writeRole(filepath.Join(configDir, "rbac", "role.yaml"), filepath.Join(chartDir, "templates", "rbac", "clusterrole.yaml"))
+	if err := writeRole(filepath.Join(configDir, "rbac", "role.yaml"), filepath.Join(chartDir, "templates", "rbac", "clusterrole.yaml"),
+		"podnetwork-operator", "", ""); err != nil {
+		return err
+	}
+	// The adapters' role exists only when an adapter is on; the chart binds
+	// it per namespace (adapters-rolebindings.yaml).
+	return writeRole(filepath.Join(configDir, "rbac", "adapters", "role.yaml"), filepath.Join(chartDir, "templates", "rbac", "adapters-clusterrole.yaml"),
+		"podnetwork-operator-adapters", "-adapters",
+		"{{- if or .Values.adapters.kubeProxy.enabled .Values.adapters.flannel.enabled }}\n")
 }
 
 func writeCRDs(from, to string) error {
@@ -67,17 +75,22 @@ func writeCRDs(from, to string) error {
 	return nil
 }
 
-func writeRole(from, to string) error {
+// writeRole copies a generated ClusterRole named name into the chart as
+// <fullname><suffix>, optionally wrapped in the condition guard.
+func writeRole(from, to, name, suffix, guard string) error {
 	data, err := os.ReadFile(from)
 	if err != nil {
 		return fmt.Errorf("reading role: %w", err)
 	}
 	body := strings.TrimPrefix(string(data), "---\n")
-	const anchor = "metadata:\n  name: podnetwork-operator\n"
+	anchor := "metadata:\n  name: " + name + "\n"
 	if !strings.Contains(body, anchor) {
 		return fmt.Errorf("%s: expected %q", from, anchor)
 	}
-	body = strings.Replace(body, anchor, "metadata:\n  name: {{ include \"podnetwork-operator.fullname\" . }}\n  labels:\n    {{- include \"podnetwork-operator.labels\" . | nindent 4 }}\n", 1)
+	body = strings.Replace(body, anchor, "metadata:\n  name: {{ include \"podnetwork-operator.fullname\" . }}"+suffix+"\n  labels:\n    {{- include \"podnetwork-operator.labels\" . | nindent 4 }}\n", 1)
+	if guard != "" {
+		body = guard + body + "{{- end }}\n"
+	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(to), err)
 	}
