@@ -70,7 +70,7 @@ verify-generated: manifests generate ## Fail when generated files are stale.
 	  git status --porcelain -- $(GENERATED_PATHS); git --no-pager diff --stat -- $(GENERATED_PATHS); exit 1; fi
 
 .PHONY: test
-test: envtest-assets verify-generated lint helm-lint ## Run every test with -race against a real kube-apiserver + etcd.
+test: test-assets verify-generated lint helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
 	  $(GO) test -race -count=1 $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
@@ -104,6 +104,11 @@ docker-build: ## Build the container image (needs a Docker engine).
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time only) and link them into bin/.
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
+
+.PHONY: test-assets
+test-assets: ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok.
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
+	@$(MAKE) --no-print-directory kwok
 
 .PHONY: cluster-assets
 cluster-assets: ## Also build kube-controller-manager, kube-scheduler and kubectl, and install kwok.

@@ -180,6 +180,15 @@ var _ = Describe("The range lifecycle with two reference consumers", Serial, fun
 		Expect(metricValue("podnetwork_consumer_ack_duration_seconds", map[string]string{"consumer": "beta", "phase": "Pending"})).To(HaveValue(BeNumerically(">=", 1)))
 		Expect(metricValue("podnetwork_consumer_in_sync", map[string]string{"consumer": "alpha"})).NotTo(BeNil())
 
+		By("labelling both consumers in sync, which kubectl get pnc shows")
+		for _, name := range []string{"alpha", "beta"} {
+			Eventually(func() map[string]string {
+				c := &v1alpha1.PodNetworkConsumer{}
+				Expect(k8sClient.Get(ctx, client.ObjectKey{Name: name}, c)).To(Succeed())
+				return c.Labels
+			}).Should(HaveKeyWithValue(v1alpha1.InSyncLabel, "true"))
+		}
+
 		By("acknowledging through server-side apply under each consumer's own field manager")
 		for _, name := range []string{"alpha", "beta"} {
 			c := &v1alpha1.PodNetworkConsumer{}
@@ -301,6 +310,11 @@ var _ = Describe("The range lifecycle with two reference consumers", Serial, fun
 		DeferCleanup(func() { Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, silent))).To(Succeed()) })
 		Eventually(func() []v1alpha1.ConsumerSummary { return getPodNetwork().Status.Consumers }).Should(
 			ContainElement(And(HaveField("Name", "silent"), HaveField("InSync", false))))
+		Eventually(func() map[string]string {
+			c := &v1alpha1.PodNetworkConsumer{}
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Name: "silent"}, c)).To(Succeed())
+			return c.Labels
+		}).Should(HaveKeyWithValue(v1alpha1.InSyncLabel, "false"), "kubectl get pnc shows it out of sync")
 		Consistently(rangePhase("late"), 2*time.Second).Should(Equal(v1alpha1.RangePhaseActive))
 		// The cleanup's drain waits for "silent" until the cleanup deletes it.
 		Expect(k8sClient.Delete(ctx, silent)).To(Succeed())

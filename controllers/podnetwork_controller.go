@@ -45,7 +45,7 @@ type PodNetworkReconciler struct {
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/finalizers,verbs=update
-// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -75,6 +75,9 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	}
 	observeTransitions(pn.Status.Ranges, out.Ranges, consumers)
 	r.emit(pn, out.Events)
+	if err := r.labelConsumers(ctx, consumers, out.Consumers); err != nil {
+		return reconcile.Result{}, err
+	}
 
 	if deleting && out.FinalizerRemovable && controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
 		want := slices.DeleteFunc(slices.Clone(pn.Finalizers), func(f string) bool { return f == podnetworkv1alpha1.PodNetworkDrainFinalizer })

@@ -105,3 +105,10 @@ const (
 	// its configuration; the message says why.
 	ConsumerApplyFailedReason = "ApplyFailed"
 )
+
+// InSyncLabel is set by the operator on every PodNetworkConsumer to "true"
+// when the consumer has acknowledged the current phase of every range, else
+// "false" (PodNetwork.status.consumers says why). It is metadata, so the
+// consumer stays the only writer of its status, and it makes
+// `kubectl get pnc -l podnetwork.io/in-sync=false` list the laggards.
+const InSyncLabel = "podnetwork.io/in-sync"

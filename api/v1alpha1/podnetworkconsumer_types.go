@@ -130,6 +130,7 @@ type PodNetworkConsumerStatus struct {
 // +kubebuilder:storageversion
 // +kubebuilder:printcolumn:name="Required",type=boolean,JSONPath=`.spec.required`,description="Whether transitions wait for this consumer"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="Ready condition reported by the consumer"
+// +kubebuilder:printcolumn:name="In sync",type=string,JSONPath=`.metadata.labels.podnetwork\.io/in-sync`,description="Whether the consumer acknowledged the current phase of every range (set by the operator)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Description",type=string,priority=10,JSONPath=`.spec.description`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="the name of a PodNetworkConsumer must be a DNS label (at most 63 lower-case alphanumerics or '-')"
