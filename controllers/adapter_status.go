@@ -8,8 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -57,15 +55,10 @@ func (r *AdapterReconciler) writeStatus(ctx context.Context, s *adapterScope, ou
 	if equality.Semantic.DeepEqual(status, s.self.Status) {
 		return nil
 	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
+	u, err := podnetworkv1alpha1.ConsumerStatusApply(r.Consumer, &status)
 	if err != nil {
-		return fmt.Errorf("converting PodNetworkConsumer status: %w", err)
+		return err
 	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(podnetworkv1alpha1.GroupVersion.String())
-	u.SetKind("PodNetworkConsumer")
-	u.SetName(r.Consumer)
-	u.Object["status"] = content
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(r.FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying status of PodNetworkConsumer %s: %w", r.Consumer, err)

@@ -9,8 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,15 +65,10 @@ func (r *NodeIPAMNetworkReconciler) writeAcks(ctx context.Context, pn *podnetwor
 	if equality.Semantic.DeepEqual(status, self.Status) {
 		return nil
 	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
+	u, err := podnetworkv1alpha1.ConsumerStatusApply(NodeIPAMConsumerName, &status)
 	if err != nil {
-		return fmt.Errorf("converting PodNetworkConsumer status: %w", err)
+		return err
 	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(podnetworkv1alpha1.GroupVersion.String())
-	u.SetKind("PodNetworkConsumer")
-	u.SetName(NodeIPAMConsumerName)
-	u.Object["status"] = content
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(NodeIPAMFieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying status of PodNetworkConsumer %s: %w", NodeIPAMConsumerName, err)

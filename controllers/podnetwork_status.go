@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/lifecycle"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,14 +82,5 @@ func lifecycleOwned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.
 // statusApplyObject builds the server-side apply request body for a
 // PodNetwork's status.
 func statusApplyObject(name string, status *podnetworkv1alpha1.PodNetworkStatus) (*unstructured.Unstructured, error) {
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(status)
-	if err != nil {
-		return nil, fmt.Errorf("converting PodNetwork status: %w", err)
-	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(podnetworkv1alpha1.GroupVersion.String())
-	u.SetKind("PodNetwork")
-	u.SetName(name)
-	u.Object["status"] = content
-	return u, nil
+	return podnetworkv1alpha1.PodNetworkStatusApply(name, status)
 }

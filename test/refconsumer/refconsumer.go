@@ -17,8 +17,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -166,15 +164,10 @@ func (c *Consumer) Reconcile(ctx context.Context, _ reconcile.Request) (reconcil
 // applyStatus server-side applies the consumer's whole status under its own
 // field manager.
 func (c *Consumer) applyStatus(ctx context.Context, status podnetworkv1alpha1.PodNetworkConsumerStatus) error {
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&status)
+	u, err := podnetworkv1alpha1.ConsumerStatusApply(c.Name, &status)
 	if err != nil {
-		return fmt.Errorf("converting status: %w", err)
+		return err
 	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(podnetworkv1alpha1.GroupVersion.String())
-	u.SetKind("PodNetworkConsumer")
-	u.SetName(c.Name)
-	u.Object["status"] = content
 	if err := c.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(c.FieldManager()), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying status of PodNetworkConsumer %s: %w", c.Name, err)
