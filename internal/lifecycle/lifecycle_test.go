@@ -903,3 +903,28 @@ func TestAllocationConflictsMakeDegraded(t *testing.T) {
 	g.Expect(c.Message).To(ContainSubstring("Nodes a (10.244.3.0/24) and b"))
 	g.Expect(c.Message).To(ContainSubstring("--allocate-node-cidrs"))
 }
+
+func TestLateConsumerIsNotStalledOnArrival(t *testing.T) {
+	g := NewWithT(t)
+	phaseSince := time.Unix(1000, 0)
+	now := phaseSince.Add(time.Hour)
+	in := Input{
+		Now:        now,
+		Generation: 1,
+		Spec:       []v1alpha1.PodCIDRRange{{Name: "a", CIDR: "10.64.0.0/16"}},
+		Status: v1alpha1.PodNetworkStatus{Ranges: []v1alpha1.RangeStatus{{
+			Name: "a", CIDR: "10.64.0.0/16", IPFamily: v1alpha1.IPv4, NodeMaskSize: 24,
+			Phase: v1alpha1.RangePhasePending, PhaseSince: metav1.NewTime(phaseSince),
+		}}},
+		StallAfter: 10 * time.Minute,
+	}
+	late := Consumer{Name: "late", Required: true, RegisteredAt: now.Add(-time.Minute)}
+	in.Consumers = []Consumer{late}
+	out := Compute(in)
+	g.Expect(cond(out, v1alpha1.DegradedCondition).Reason).To(Equal(v1alpha1.AsExpectedReason), "registered a minute ago: not stalled")
+	g.Expect(out.RequeueAfter).To(Equal(9*time.Minute), "stalls 10 minutes after registering")
+
+	in.Consumers[0].RegisteredAt = now.Add(-11 * time.Minute)
+	out = Compute(in)
+	g.Expect(cond(out, v1alpha1.DegradedCondition).Reason).To(Equal(v1alpha1.TransitionStalledReason))
+}

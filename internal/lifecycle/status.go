@@ -305,6 +305,28 @@ func (c *computer) specLines(l *lines) {
 
 // stalls finds the ranges that have waited too long for a required consumer
 // and returns when the next one will.
+// waitStart is when the transition began waiting for the awaited consumers:
+// the phase start, or the latest registration among them if all registered
+// later, so a consumer added mid-transition is not stalled on arrival.
+func (c *computer) waitStart(phaseSince time.Time, awaiting []string) time.Time {
+	earliest := time.Time{}
+	for _, name := range awaiting {
+		since := phaseSince
+		for _, cons := range c.in.Consumers {
+			if cons.Name == name && cons.RegisteredAt.After(since) {
+				since = cons.RegisteredAt
+			}
+		}
+		if earliest.IsZero() || since.Before(earliest) {
+			earliest = since
+		}
+	}
+	if earliest.IsZero() {
+		return phaseSince
+	}
+	return earliest
+}
+
 func (c *computer) stalls(l *lines) time.Duration {
 	after := c.in.StallAfter
 	if after == 0 {
@@ -320,7 +342,7 @@ func (c *computer) stalls(l *lines) time.Duration {
 		if len(e.st.Awaiting) == 0 {
 			continue
 		}
-		waited := c.now.Sub(e.st.PhaseSince.Time)
+		waited := c.now.Sub(c.waitStart(e.st.PhaseSince.Time, e.st.Awaiting))
 		if waited < after {
 			if d := after - waited; next == 0 || d < next {
 				next = d

@@ -88,6 +88,9 @@ type Consumer struct {
 	Deleting bool
 	// Acks is status.ranges of the consumer.
 	Acks []v1alpha1.ConsumerRangeStatus
+	// RegisteredAt is when the consumer was created; stall detection waits
+	// StallAfter from then at the earliest.
+	RegisteredAt time.Time
 }
 
 // ConsumerFrom converts a PodNetworkConsumer.
@@ -97,6 +100,8 @@ func ConsumerFrom(c *v1alpha1.PodNetworkConsumer) Consumer {
 		Required: c.IsRequired(),
 		Deleting: !c.DeletionTimestamp.IsZero(),
 		Acks:     c.Status.Ranges,
+		// Truncated like every timestamp the lifecycle compares.
+		RegisteredAt: c.CreationTimestamp.Time,
 	}
 }
 
