@@ -92,8 +92,18 @@ func (d *demo) rangeStatus(ctx context.Context, name string) (*v1alpha1.RangeSta
 
 func (d *demo) waitPhase(ctx context.Context, name string, phase v1alpha1.RangePhase) error {
 	return waitFor(fmt.Sprintf("%q to be %s", name, phase), stepTimeout, func(ctx context.Context) (bool, error) {
-		rs, err := d.rangeStatus(ctx, name)
-		return rs != nil && rs.Phase == phase, err
+		pn, err := d.podNetwork(ctx)
+		if err != nil {
+			return false, err
+		}
+		// Every range seen Active feeds the invariant checker.
+		d.checker.ObserveRanges(pn)
+		for _, rs := range pn.Status.Ranges {
+			if rs.Name == name {
+				return rs.Phase == phase, nil
+			}
+		}
+		return false, nil
 	})
 }
 

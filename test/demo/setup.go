@@ -11,6 +11,7 @@ import (
 
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/invariants"
 	"podnetwork.io/operator/test/refconsumer"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,8 @@ type demo struct {
 	done        chan error
 	operatorLog string
 	metricsAddr string
+	// checker verifies at the end that no block was handed out twice.
+	checker *invariants.Checker
 }
 
 // newDemo installs the chart, starts the operator as the chart's
@@ -46,7 +49,7 @@ func newDemo(root string, c *cluster.Cluster, nodes int) (*demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating client: %w", err)
 	}
-	d := &demo{root: root, cluster: c, admin: admin, nodes: nodes, done: make(chan error, 2)}
+	d := &demo{root: root, cluster: c, admin: admin, nodes: nodes, done: make(chan error, 2), checker: &invariants.Checker{}}
 
 	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role)", releaseName)
 	if err := d.helm("install", releaseName, filepath.Join(root, "charts", "podnetwork-operator"),

@@ -35,7 +35,11 @@ func (d *demo) story() error {
 		}
 	}
 	d.showMetrics()
-	say("done: a range was added, filled, expanded with a second one and retired, and no node ever got a block twice")
+	if err := d.checker.CheckCluster(ctx, d.admin); err != nil {
+		return fmt.Errorf("invariant check failed: %w", err)
+	}
+	say("invariants hold: no two nodes have overlapping podCIDRs and every podCIDR lies in a range that was Active")
+	say("done: a range was added and filled, a second one added, and the first retired once its nodes were replaced")
 	return nil
 }
 
