@@ -144,6 +144,38 @@ test-e2e: envtest-assets helm ## End-to-end: the chart in a real control plane, 
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
 	  $(GO) test -race -count=1 -tags e2e -timeout 20m ./test/e2e/ -ginkgo.v
 
+##@ Benchmarks
+
+# make bench compares node CIDR assignment with kube-controller-manager
+# (docs/performance.md). It is never part of make test: it takes about
+# 13 minutes on 2 cores. BENCH_FLAGS go to bin/bench/nodecidr (e.g.
+# BENCH_FLAGS=-quick for a 1-minute run, or "-throttled-max=0 -doc
+# docs/performance.md" for the full run the documentation shows);
+# MICROBENCH_FLAGS to the Go microbenchmarks.
+BENCH_FLAGS ?=
+MICROBENCH_FLAGS ?= -count=6 -benchtime=0.2s
+BENCH_DIR ?= $(LOCALBIN)/bench
+BENCHSTAT ?= $(LOCALBIN)/benchstat
+BENCHSTAT_VERSION ?= v0.0.0-20260908200009-22c9c6c9d4da
+
 .PHONY: bench
-bench: ## Benchmarks (never part of make test).
-	@echo "bench: not implemented yet (issue: benchmark against kube-controller-manager)"; exit 1
+bench: bench-micro bench-e2e ## Allocator microbenchmarks, then the end-to-end comparison with kube-controller-manager.
+
+.PHONY: bench-micro
+bench-micro: benchstat ## Allocator and rebuild microbenchmarks against kube-controller-manager's cidrset (output in bin/bench/).
+	@mkdir -p $(BENCH_DIR)
+	cd test/bench && $(GO) test -run '^$$' -bench . -benchmem $(MICROBENCH_FLAGS) . | tee $(BENCH_DIR)/micro.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkNodeIPAMRebuild|BenchmarkNodeTransform' -benchmem -benchtime=0.3s ./controllers/ | tee $(BENCH_DIR)/controllers.txt
+	$(BENCHSTAT) -col /impl $(BENCH_DIR)/micro.txt | tee $(BENCH_DIR)/micro-benchstat.txt
+
+.PHONY: bench-e2e
+bench-e2e: ## End-to-end node CIDR comparison on a local control plane (BENCH_FLAGS=-quick for a short run).
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager >/dev/null
+	$(GO) build -o bin/manager .
+	@mkdir -p $(BENCH_DIR)
+	cd test/bench && $(GO) build -o $(BENCH_DIR)/nodecidr ./cmd/nodecidr
+	$(BENCH_DIR)/nodecidr $(BENCH_FLAGS)
+
+.PHONY: benchstat
+benchstat: ## Install benchstat into bin/.
+	@hack/go-install.sh benchstat golang.org/x/perf/cmd/benchstat $(BENCHSTAT_VERSION)

@@ -31,13 +31,21 @@ type ControllerManagerOptions struct {
 // StartControllerManager runs the real kube-controller-manager against the
 // cluster and waits until it is healthy.
 func (c *Cluster) StartControllerManager(opts ControllerManagerOptions) error {
+	_, err := c.RunControllerManager(opts)
+	return err
+}
+
+// RunControllerManager is StartControllerManager returning the process, for
+// callers that stop it before the cluster (a benchmark starts one per run)
+// or read its resource usage.
+func (c *Cluster) RunControllerManager(opts ControllerManagerOptions) (*Process, error) {
 	bin, err := c.Binary("kube-controller-manager")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	args := map[string]string{
 		"kubeconfig":                c.KubeconfigPath,
@@ -62,9 +70,12 @@ func (c *Cluster) StartControllerManager(opts ControllerManagerOptions) error {
 	}
 	p, err := c.startProcess(name, bin, flagList(args)...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return p.waitHealthy("https", port, startTimeout)
+	if err := p.waitHealthy("https", port, startTimeout); err != nil {
+		return nil, err
+	}
+	return &Process{p: p}, nil
 }
 
 // StartScheduler runs the real kube-scheduler. DaemonSet pods need it: the

@@ -175,3 +175,7 @@ func (p *Process) Exited() bool {
 
 // LogPath is where the process's output goes.
 func (p *Process) LogPath() string { return p.p.logPath }
+
+// Pid is the process id, for reading its CPU time and memory from /proc
+// (benchmarks). The process leads its own process group.
+func (p *Process) Pid() int { return p.p.cmd.Process.Pid }

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	"podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/test/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Allocator kinds.
+const (
+	kindLimit = "limit"
+	kindKCM   = "kcm"
+	kindOurs  = "ours"
+)
+
+// Worker counts of the two allocators, which the limit client matches:
+// kube-controller-manager's cidrUpdateWorkers, and the operator's default
+// --node-ipam-workers.
+const (
+	kcmWorkers  = 30
+	oursWorkers = 4
+)
+
+// config is one allocator setting under test.
+type config struct {
+	kind string
+	// qps and burst are the allocator's client limits; 0 keeps its
+	// defaults (kube-controller-manager 20/30, the operator 50/100). The
+	// limit client is never throttled.
+	qps, burst int
+	// writers is the limit client's number of concurrent PATCHes, or the
+	// operator's --node-ipam-workers (0: its default).
+	writers int
+}
+
+func (c config) String() string {
+	switch c.kind {
+	case kindLimit:
+		return fmt.Sprintf("limit, %d writers", c.writers)
+	default:
+		q, b := c.limits()
+		s := fmt.Sprintf("%s %d/%d", c.kind, q, b)
+		if c.qps == 0 {
+			s += " (default)"
+		}
+		if c.kind == kindOurs && c.writers > 0 {
+			s += fmt.Sprintf(", %d workers", c.writers)
+		}
+		return s
+	}
+}
+
+// limits returns the effective client QPS and burst.
+func (c config) limits() (qps, burst int) {
+	switch {
+	case c.qps > 0:
+		return c.qps, c.burst
+	case c.kind == kindKCM:
+		return 20, 30
+	case c.kind == kindOurs:
+		return 50, 100
+	}
+	return 0, 0
+}
+
+// concurrency is how many node writes the allocator has in flight at most.
+func (c config) concurrency() int {
+	switch {
+	case c.kind == kindKCM:
+		return kcmWorkers
+	case c.kind == kindOurs && c.writers == 0:
+		return oursWorkers
+	}
+	return c.writers
+}
+
+// throttled reports whether the client limits, not the machine, bound the
+// throughput; such runs take N/qps seconds.
+func (c config) throttled() bool {
+	q, _ := c.limits()
+	return q > 0 && q <= 50
+}
+
+// start runs the allocator as its own process and returns once it has
+// allocated a canary node, so every run measures a warmed-up allocator.
+func (b *bench) start(ctx context.Context, cfg config, run string) (*cluster.Process, error) {
+	var (
+		p   *cluster.Process
+		err error
+	)
+	switch cfg.kind {
+	case kindLimit:
+		p, err = b.cluster.Run(run, b.self, "-limit-writer", "-writer-kubeconfig="+b.cluster.KubeconfigPath,
+			"-writers="+strconv.Itoa(cfg.writers), "-cluster-cidr="+b.clusterCIDR.String(), "-node-mask="+strconv.Itoa(b.nodeMask))
+	case kindKCM:
+		p, err = b.cluster.RunControllerManager(cluster.ControllerManagerOptions{
+			Name: run, Controllers: []string{"nodeipam"}, QPS: cfg.qps, Burst: cfg.burst,
+			Args: map[string]string{
+				"allocate-node-cidrs":      "true",
+				"cluster-cidr":             b.clusterCIDR.String(),
+				"node-cidr-mask-size":      strconv.Itoa(b.nodeMask),
+				"service-cluster-ip-range": cluster.DefaultServiceCIDR,
+			},
+		})
+	case kindOurs:
+		if err := b.createPodNetwork(ctx); err != nil {
+			return nil, err
+		}
+		args := []string{"--kubeconfig=" + b.cluster.KubeconfigPath, "--leader-elect=false", "--enable-node-ipam=true",
+			"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+		if cfg.qps > 0 {
+			args = append(args, fmt.Sprintf("--kube-api-qps=%d", cfg.qps), fmt.Sprintf("--kube-api-burst=%d", cfg.burst))
+		}
+		if cfg.writers > 0 {
+			args = append(args, fmt.Sprintf("--node-ipam-workers=%d", cfg.writers))
+		}
+		p, err = b.cluster.Run(run, b.operator, args...)
+		if err == nil {
+			err = b.waitRangeActive(ctx)
+		}
+	}
+	if err != nil {
+		if p != nil {
+			_ = p.Stop()
+		}
+		return nil, fmt.Errorf("starting %s: %w", cfg, err)
+	}
+	if err := b.canary(ctx, "canary-"+run); err != nil {
+		_ = p.Stop()
+		return nil, fmt.Errorf("%s (log: %s): %w", cfg, p.LogPath(), err)
+	}
+	return p, nil
+}
+
+// canary creates a node and waits until it has podCIDRs.
+func (b *bench) canary(ctx context.Context, name string) error {
+	if _, err := b.cs.CoreV1().Nodes().Create(ctx, newNode(name), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating canary node: %w", err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		n, err := b.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, fmt.Errorf("reading canary node: %w", err)
+		}
+		return len(n.Spec.PodCIDRs) > 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the canary node to get podCIDRs: %w", err)
+	}
+	return nil
+}
+
+// benchRange is the name of the operator's single range.
+const benchRange = "bench"
+
+// createPodNetwork creates PodNetwork "default" with one range equivalent
+// to kube-controller-manager's --cluster-cidr and --node-cidr-mask-size.
+func (b *bench) createPodNetwork(ctx context.Context) error {
+	pn := &v1alpha1.PodNetwork{
+		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName},
+		Spec: v1alpha1.PodNetworkSpec{Ranges: []v1alpha1.PodCIDRRange{{
+			Name: benchRange, CIDR: b.clusterCIDR.String(), NodeMaskSize: ptr.To(int32(b.nodeMask)),
+		}}},
+	}
+	if err := b.crc.Create(ctx, pn); err != nil {
+		return fmt.Errorf("creating PodNetwork: %w", err)
+	}
+	return nil
+}
+
+// waitRangeActive waits until the range is Active: its only required
+// consumer is node-ipam, which the operator registers itself.
+func (b *bench) waitRangeActive(ctx context.Context) error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pn := &v1alpha1.PodNetwork{}
+		if err := b.crc.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
+			return false, fmt.Errorf("reading PodNetwork: %w", err)
+		}
+		for _, r := range pn.Status.Ranges {
+			if r.Name == benchRange && r.Phase == v1alpha1.RangePhaseActive {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for range %q to be Active: %w", benchRange, err)
+	}
+	return nil
+}
+
+// resetOperator deletes PodNetwork "default" and every PodNetworkConsumer
+// once the operator is stopped, so the next run starts from scratch. With
+// no operator running, the drain finalizer is removed by hand.
+func (b *bench) resetOperator(ctx context.Context) error {
+	pn := &v1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName}}
+	if err := b.crc.Patch(ctx, pn, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing the PodNetwork finalizer: %w", err)
+	}
+	if err := b.crc.Delete(ctx, pn); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting PodNetwork: %w", err)
+	}
+	if err := b.crc.DeleteAllOf(ctx, &v1alpha1.PodNetworkConsumer{}); err != nil {
+		return fmt.Errorf("deleting PodNetworkConsumers: %w", err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := b.crc.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, &v1alpha1.PodNetwork{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for PodNetwork to be gone: %w", err)
+	}
+	return nil
+}
+
+// allocated lists the nodes and returns them, or an error naming a node
+// without podCIDRs.
+func (b *bench) allocated(ctx context.Context) ([]corev1.Node, error) {
+	var nodes []corev1.Node
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		l, err := b.cs.CoreV1().Nodes().List(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing nodes: %w", err)
+		}
+		nodes = append(nodes, l.Items...)
+		if l.Continue == "" {
+			break
+		}
+		opts.Continue = l.Continue
+	}
+	for i := range nodes {
+		if len(nodes[i].Spec.PodCIDRs) == 0 {
+			return nil, fmt.Errorf("node %s has no podCIDRs", nodes[i].Name)
+		}
+	}
+	return nodes, nil
+}

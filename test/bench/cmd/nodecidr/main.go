@@ -1,0 +1,193 @@
+// Command nodecidr benchmarks node CIDR assignment side by side on one local
+// control plane: the raw write limit of the apiserver, kube-controller-manager
+// v1.37.2 running only its nodeipam controller, and this operator's NodeIPAM,
+// each as its own process, at the same client limits, for nodes created in a
+// burst and at a steady rate. Absolute times on a shared machine are noise;
+// the ratios between allocators measured in the same run are the result.
+//
+// Usage (from the repository root, after `make bench` built the binaries):
+//
+//	(cd test/bench && go run ./cmd/nodecidr [flags])
+//
+// It prints a Markdown table and writes it to -out; -doc replaces the
+// generated block of docs/performance.md. Nothing is asserted: the goals
+// are reported, not enforced.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"podnetwork.io/operator/test/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// options are the command-line flags.
+type options struct {
+	sizes        []int
+	steadyNodes  int
+	steadyRate   float64
+	throttledMax int
+	cacheNodes   int
+	only         string
+	clusterCIDR  string
+	nodeMask     int
+	operator     string
+	out          string
+	doc          string
+	runTimeout   time.Duration
+}
+
+// parseFlags parses the flags and returns them with the arguments as given,
+// for the report. In -limit-writer mode it runs the writer and exits.
+func parseFlags() (options, []string) {
+	o := options{}
+	sizes := flag.String("sizes", "1000,5000", "comma-separated node counts created in a burst")
+	flag.IntVar(&o.steadyNodes, "steady-nodes", 1000, "nodes created at -steady-rate (0: no steady run)")
+	flag.Float64Var(&o.steadyRate, "steady-rate", 100, "arrival rate of the steady run, nodes per second")
+	flag.IntVar(&o.throttledMax, "throttled-max", 1000,
+		"largest burst that allocators limited to 50 QPS or less run (they take N/QPS seconds); 0: no limit")
+	flag.IntVar(&o.cacheNodes, "cache-nodes", 65000,
+		"finally measure both allocators' memory with this many nodes (with podCIDRs) in their caches; 0: skip")
+	flag.StringVar(&o.only, "only", "", "run only configurations whose name contains this string (e.g. \"ours\")")
+	flag.StringVar(&o.clusterCIDR, "cluster-cidr", "10.128.0.0/9", "cluster CIDR / the operator's range; keep it clear of the service range "+cluster.DefaultServiceCIDR)
+	flag.IntVar(&o.nodeMask, "node-mask", 24, "node block size")
+	flag.StringVar(&o.operator, "operator", "", "operator binary (default: <repo>/bin/manager, which `make bench` builds)")
+	flag.StringVar(&o.out, "out", "", "also write the report to this file (default: <repo>/bin/bench/nodecidr.md)")
+	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
+	flag.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "longest one run may take")
+	quick := flag.Bool("quick", false, "quick run while developing: -sizes=200 -steady-nodes=200 -cache-nodes=0")
+	limitWriter := flag.Bool("limit-writer", false, "internal: run as the limit writer process")
+	kubeconfig := flag.String("writer-kubeconfig", "", "internal: the limit writer's kubeconfig")
+	writers := flag.Int("writers", 4, "internal: the limit writer's concurrent PATCHes")
+	flag.Parse()
+
+	if *limitWriter {
+		if err := runLimitWriter(*kubeconfig, *writers, o.clusterCIDR, o.nodeMask); err != nil {
+			fmt.Fprintln(os.Stderr, "limit writer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if *quick {
+		*sizes, o.steadyNodes, o.cacheNodes = "200", 200, 0
+	}
+	for s := range strings.SplitSeq(*sizes, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "nodecidr: bad size %q in -sizes\n", s)
+			os.Exit(2)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	return o, os.Args[1:]
+}
+
+func main() {
+	opts, args := parseFlags()
+	if err := run(opts, args); err != nil {
+		fmt.Fprintln(os.Stderr, "nodecidr:", err)
+		os.Exit(1)
+	}
+}
+
+// bench is the shared state of every run.
+type bench struct {
+	opts        options
+	cluster     *cluster.Cluster
+	cs          kubernetes.Interface
+	crc         client.Client
+	self        string
+	operator    string
+	clusterCIDR netip.Prefix
+	nodeMask    int
+}
+
+func run(opts options, args []string) error {
+	root, err := cluster.RepoRoot()
+	if err != nil {
+		return err
+	}
+	b := &bench{opts: opts, nodeMask: opts.nodeMask, operator: opts.operator}
+	if b.clusterCIDR, err = netip.ParsePrefix(opts.clusterCIDR); err != nil {
+		return fmt.Errorf("bad -cluster-cidr: %w", err)
+	}
+	if b.operator == "" {
+		b.operator = filepath.Join(root, "bin", "manager")
+	}
+	if _, err := os.Stat(b.operator); err != nil {
+		return fmt.Errorf("operator binary: %w (build it with `go build -o bin/manager .` in the repository root)", err)
+	}
+	if b.self, err = os.Executable(); err != nil {
+		return fmt.Errorf("finding own executable: %w", err)
+	}
+	if opts.out == "" {
+		opts.out = filepath.Join(root, "bin", "bench", "nodecidr.md")
+	}
+
+	start := time.Now()
+	progress("starting the local control plane")
+	c, err := cluster.Start(cluster.Options{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = c.Stop() }()
+	defer c.StopOnSignal()()
+	b.cluster = c
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = -1, 0 // the load generator and the recorder are never throttled
+	if b.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	scheme := clientScheme()
+	if b.crc, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return fmt.Errorf("creating client: %w", err)
+	}
+	progress("control plane up in %s (work dir %s)", time.Since(start).Round(time.Second), c.WorkDir)
+
+	ctx := context.Background()
+	var results []result
+	for i, p := range b.plan() {
+		r := b.runOne(ctx, p, fmt.Sprintf("r%02d", i))
+		progress("%s", r.line())
+		results = append(results, r)
+	}
+	var cache *cacheResult
+	if opts.cacheNodes > 0 {
+		cr := b.measureCache(ctx, opts.cacheNodes)
+		cache = &cr
+	}
+	rep := report{results: results, cache: cache, args: args, wall: time.Since(start), machine: describeMachine()}
+	text := rep.markdown()
+	fmt.Print(text)
+	if err := os.MkdirAll(filepath.Dir(opts.out), 0o755); err != nil {
+		return fmt.Errorf("creating output dir: %w", err)
+	}
+	if err := os.WriteFile(opts.out, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", opts.out, err)
+	}
+	if opts.doc != "" {
+		if err := replaceGenerated(opts.doc, text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progress reports what the benchmark is doing on stderr, so stdout holds
+// only the report.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s nodecidr: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

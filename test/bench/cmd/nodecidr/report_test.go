@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestPercentile(t *testing.T) {
+	var ds []time.Duration
+	for i := 1; i <= 100; i++ {
+		ds = append(ds, time.Duration(101-i)*time.Millisecond)
+	}
+	for _, tc := range []struct {
+		q    float64
+		want time.Duration
+	}{{50, 50 * time.Millisecond}, {99, 99 * time.Millisecond}, {100, 100 * time.Millisecond}, {0.1, time.Millisecond}} {
+		if got := percentile(ds, tc.q); got != tc.want {
+			t.Errorf("percentile(1..100ms, %g) = %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	if got := percentile(nil, 50); got != 0 {
+		t.Errorf("percentile(nil) = %s, want 0", got)
+	}
+}
+
+func TestReplaceGenerated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc.md")
+	doc := "# Title\n\nintro\n\n" + beginMarker + "\n\nold table\n\n" + endMarker + "\n\nanalysis\n"
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := replaceGenerated(path, "new table\n\n"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	want := "# Title\n\nintro\n\n" + beginMarker + "\n\nnew table\n\n" + endMarker + "\n\nanalysis\n"
+	if string(got) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if err := os.WriteFile(path, []byte("no markers"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := replaceGenerated(path, "x"); err == nil {
+		t.Error("replaceGenerated without markers succeeded")
+	}
+}
+
+func TestCPUSecondsOfSelf(t *testing.T) {
+	if _, err := cpuSeconds(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if kib, err := memoryKiB(os.Getpid(), "VmHWM"); err != nil || kib <= 0 {
+		t.Fatalf("memoryKiB(self, VmHWM) = %d, %v", kib, err)
+	}
+}
