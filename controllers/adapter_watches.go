@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +13,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -43,28 +41,17 @@ func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			ref := metav1.GetControllerOf(o)
 			return o.GetNamespace() == r.DaemonSet.Namespace && ref != nil && ref.Kind == "DaemonSet" && ref.Name == r.DaemonSet.Name
 		}))).
-		Watches(&corev1.Node{}, one, builder.WithPredicates(adapterNodeChanged())).
+		Watches(&corev1.Node{}, one, builder.WithPredicates(nodeUpdatePredicate(adapterNodeChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, one).
 		Complete(r)
 }
 
-// adapterNodeChanged passes node creations, deletions and the updates that
-// change what an adapter reads: podCIDRs, addresses and the
-// NetworkUnavailable condition (flannel's proof). Heartbeats of other
-// conditions do not wake the adapters.
-func adapterNodeChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
-			newNode, ok2 := e.ObjectNew.(*corev1.Node)
-			if !ok1 || !ok2 {
-				return true
-			}
-			return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
-				!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses) ||
-				!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
-		},
-	}
+// adapterNodeChanged reports the node updates that change what an adapter
+// reads: podCIDRs, addresses and the NetworkUnavailable condition (flannel's
+// proof). Heartbeats of other conditions do not wake the adapters.
+func adapterNodeChanged(oldNode, newNode *corev1.Node) bool {
+	return nodeNetworkChanged(oldNode, newNode) ||
+		!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
 }
 
 func networkUnavailable(n *corev1.Node) *corev1.NodeCondition {

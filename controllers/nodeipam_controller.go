@@ -17,8 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -180,29 +178,20 @@ func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node,
 func (r *NodeIPAMReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("node-ipam").
-		For(&corev1.Node{}, builder.WithPredicates(nodeIPAMRelevant())).
+		For(&corev1.Node{}, builder.WithPredicates(nodeUpdatePredicate(nodeIPAMRelevant))).
 		WatchesRawSource(r.state.nodeSource()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
-// nodeIPAMRelevant passes creations, deletions and the updates NodeIPAM acts
-// on: podCIDRs changing, and for a node still without podCIDRs its labels
-// (range nodeSelectors) or its deletion starting. Heartbeats and image
-// updates do not wake it.
-func nodeIPAMRelevant() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
-			newNode, ok2 := e.ObjectNew.(*corev1.Node)
-			if !ok1 || !ok2 {
-				return true
-			}
-			if oldNode.UID != newNode.UID || !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) {
-				return true
-			}
-			return len(newNode.Spec.PodCIDRs) == 0 &&
-				(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
-		},
+// nodeIPAMRelevant reports the node updates NodeIPAM acts on: the node
+// replaced or its podCIDRs changing, and for a node still without podCIDRs
+// its labels (range nodeSelectors) or its deletion starting. Heartbeats and
+// image updates do not wake it.
+func nodeIPAMRelevant(oldNode, newNode *corev1.Node) bool {
+	if oldNode.UID != newNode.UID || !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) {
+		return true
 	}
+	return len(newNode.Spec.PodCIDRs) == 0 &&
+		(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
 }

@@ -3,11 +3,11 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -17,11 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"slices"
 )
 
 // LifecycleFieldManager is the server-side apply field manager the lifecycle
@@ -40,6 +37,9 @@ type PodNetworkReconciler struct {
 	StallAfter time.Duration
 	// Clock defaults to the real clock; tests inject a fake one.
 	Clock clock.PassiveClock
+	// NodeEventCoalescing is how long node events are gathered into one
+	// reconcile; zero means DefaultNodeEventCoalescing.
+	NodeEventCoalescing time.Duration
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
@@ -160,6 +160,13 @@ func (r *PodNetworkReconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lif
 	}
 }
 
+func (r *PodNetworkReconciler) nodeEventCoalescing() time.Duration {
+	if r.NodeEventCoalescing <= 0 {
+		return DefaultNodeEventCoalescing
+	}
+	return r.NodeEventCoalescing
+}
+
 func (r *PodNetworkReconciler) clock() clock.PassiveClock {
 	if r.Clock == nil {
 		return clock.RealClock{}
@@ -179,24 +186,7 @@ func (r *PodNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("podnetwork-lifecycle").
 		For(&podnetworkv1alpha1.PodNetwork{}).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, toDefault, builder.WithPredicates(nodeNetworkChanged())).
+		Watches(&corev1.Node{}, coalescedNodeEvents(r.nodeEventCoalescing()), builder.WithPredicates(nodeUpdatePredicate(nodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
-}
-
-// nodeNetworkChanged passes node creations, deletions and updates that
-// change podCIDRs or addresses: the only node fields the lifecycle reads.
-// Heartbeats and label changes do not wake the lifecycle.
-func nodeNetworkChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
-			newNode, ok2 := e.ObjectNew.(*corev1.Node)
-			if !ok1 || !ok2 {
-				return true
-			}
-			return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
-				!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses)
-		},
-	}
 }
