@@ -59,7 +59,7 @@ type NodeIPAMOptions struct {
 func DefaultNodeIPAMOptions() NodeIPAMOptions {
 	return NodeIPAMOptions{
 		Enabled:         true,
-		Workers:         4,
+		Workers:         16,
 		EventBackoff:    nodeipam.DefaultEventBackoff,
 		MaxEventBackoff: nodeipam.DefaultMaxEventBackoff,
 		StatusInterval:  5 * time.Second,
