@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -24,19 +25,24 @@ const (
 	kindOurs  = "ours"
 )
 
-// Worker counts of the two allocators, which the limit client matches:
-// kube-controller-manager's cidrUpdateWorkers, and the operator's default
-// --node-ipam-workers.
-const (
-	kcmWorkers  = 30
-	oursWorkers = 4
-)
+// kcmWorkers is kube-controller-manager's cidrUpdateWorkers, which one limit
+// client run matches.
+const kcmWorkers = 30
+
+// oursDefaults are the operator's own defaults (--node-ipam-workers,
+// --kube-api-qps, --kube-api-burst), read from the code so the table
+// always names what "default" ran with.
+var oursDefaults = controllers.DefaultOptions()
+
+// oursWorkers is the operator's default --node-ipam-workers, which the other
+// limit client run matches.
+var oursWorkers = oursDefaults.NodeIPAM.Workers
 
 // config is one allocator setting under test.
 type config struct {
 	kind string
 	// qps and burst are the allocator's client limits; 0 keeps its
-	// defaults (kube-controller-manager 20/30, the operator 50/100). The
+	// defaults (kube-controller-manager 20/30, the operator oursDefaults). The
 	// limit client is never throttled.
 	qps, burst int
 	// writers is the limit client's number of concurrent PATCHes, or the
@@ -69,7 +75,7 @@ func (c config) limits() (qps, burst int) {
 	case c.kind == kindKCM:
 		return 20, 30
 	case c.kind == kindOurs:
-		return 50, 100
+		return int(oursDefaults.KubeAPIQPS), oursDefaults.KubeAPIBurst
 	}
 	return 0, 0
 }
