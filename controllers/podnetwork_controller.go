@@ -61,7 +61,7 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	// reconcile, and a deletion can never race an unfinalized object.
 	if !deleting && !controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
 		want := append(slices.Clone(pn.Finalizers), podnetworkv1alpha1.PodNetworkDrainFinalizer)
-		return reconcile.Result{}, setFinalizers(ctx, r.Client, pn, want)
+		return reconcile.Result{}, ignoreFinalizersChanged(setFinalizers(ctx, r.Client, pn, want))
 	}
 
 	in, consumers, err := r.readInput(ctx, pn)
@@ -82,7 +82,7 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if deleting && out.FinalizerRemovable && controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
 		want := slices.DeleteFunc(slices.Clone(pn.Finalizers), func(f string) bool { return f == podnetworkv1alpha1.PodNetworkDrainFinalizer })
 		if err := setFinalizers(ctx, r.Client, pn, want); err != nil {
-			return reconcile.Result{}, err
+			return reconcile.Result{}, ignoreFinalizersChanged(err)
 		}
 		ctrl.LoggerFrom(ctx).Info("Every range released; PodNetwork may be deleted")
 	}
