@@ -26,6 +26,7 @@ const LeaderElectionID = "podnetwork-operator"
 type Options struct {
 	MetricsBindAddress      string
 	HealthProbeBindAddress  string
+	PprofBindAddress        string
 	LeaderElect             bool
 	LeaderElectionNamespace string
 	LeaseDuration           time.Duration
@@ -72,6 +73,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Address the Prometheus metrics endpoint binds to; \"0\" disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
 		"Address the /healthz and /readyz probes bind to.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,
+		"Address Go's pprof endpoints (/debug/pprof/) bind to, for diagnosing CPU and memory; empty or \"0\" disables them.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
 		"Elect a leader through the Lease \""+LeaderElectionID+"\" so only one replica writes. Turn off only when a single replica runs.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
@@ -112,6 +115,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		Cache:                   adapterCacheOptions(cacheOptions(), opts.Adapters),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
+		PprofBindAddress:        opts.PprofBindAddress,
 		LeaderElection:          opts.LeaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
