@@ -23,8 +23,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/internal/memlimit"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -45,6 +47,14 @@ func main() {
 	// and wraps it as a logr.Logger with zapr.
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+
+	switch limit, ok, err := memlimit.SoftLimit(os.Getenv); {
+	case err != nil:
+		log.Error(err, "Ignoring the container's memory limit")
+	case ok:
+		debug.SetMemoryLimit(limit)
+		log.Info("Set the Go runtime's soft memory limit from the container's", "bytes", limit, "fraction", memlimit.Fraction)
+	}
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {

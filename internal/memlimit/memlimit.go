@@ -1,0 +1,41 @@
+// Package memlimit derives the Go runtime's soft memory limit from the
+// container's memory limit.
+//
+// Without a soft limit the Go heap grows to twice the live heap before a
+// collection, and the operator's start-up (listing every node twice: the
+// informer and the NodeIPAM rebuild) leaves a peak several times its live
+// heap (docs/performance.md). With a limit the runtime collects, and returns
+// memory to the OS, before the container reaches its own limit.
+package memlimit
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// ContainerLimitEnv names the variable the Helm chart fills from the
+// container's limits.memory (downward API, in bytes).
+const ContainerLimitEnv = "PODNETWORK_MEMORY_LIMIT"
+
+// Fraction of the container's limit given to the Go runtime; the rest covers
+// memory the runtime does not count (stacks of threads, C libraries) and
+// its reaction time.
+const Fraction = 0.9
+
+// SoftLimit returns the soft memory limit to set, in bytes, and whether to
+// set one. An explicit GOMEMLIMIT wins (the runtime has applied it already);
+// so does the absence of a container limit.
+func SoftLimit(getenv func(string) string) (int64, bool, error) {
+	if getenv("GOMEMLIMIT") != "" {
+		return 0, false, nil
+	}
+	v := getenv(ContainerLimitEnv)
+	if v == "" {
+		return 0, false, nil
+	}
+	limit, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || limit <= 0 {
+		return 0, false, fmt.Errorf("%s=%q is not a positive number of bytes", ContainerLimitEnv, v)
+	}
+	return int64(float64(limit) * Fraction), true, nil
+}
