@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -114,10 +117,14 @@ func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, block
 	for i, b := range blocks {
 		cidrs[i] = b.String()
 	}
-	patched := node.DeepCopy()
-	patched.Spec.PodCIDR, patched.Spec.PodCIDRs = cidrs[0], cidrs
-	err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(NodeIPAMFieldManager))
+	patch, err := podCIDRsPatch(node.ResourceVersion, cidrs)
+	if err != nil {
+		r.state.rejected(node.Name) // nothing was sent
+		return reconcile.Result{}, err
+	}
+	// The response is decoded into a scratch object: node stays as read.
+	target := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
+	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(NodeIPAMFieldManager))
 	switch {
 	case err == nil:
 		AllocationDurationSeconds.Observe(r.state.written(node.Name, node.UID, blocks).Seconds())
@@ -134,6 +141,33 @@ func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, block
 		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s, outcome unknown (the blocks stay reserved until the node is read again): %w",
 			cidrs, node.Name, err)
 	}
+}
+
+// podCIDRsPatch is the JSON merge patch that sets podCIDR and podCIDRs while
+// the node's resourceVersion is still resourceVersion (the API server
+// answers 409 otherwise). Written out rather than diffed from two copies of
+// the node: this runs once per node, and the diff cost more than the rest
+// of the allocation.
+func podCIDRsPatch(resourceVersion string, cidrs []string) ([]byte, error) {
+	if resourceVersion == "" || len(cidrs) == 0 {
+		// An empty resourceVersion would make the patch unconditional.
+		return nil, fmt.Errorf("a podCIDRs patch needs a resourceVersion and blocks, got %q and %v", resourceVersion, cidrs)
+	}
+	type spec struct {
+		PodCIDR  string   `json:"podCIDR"`
+		PodCIDRs []string `json:"podCIDRs"`
+	}
+	type meta struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	data, err := json.Marshal(struct {
+		Metadata meta `json:"metadata"`
+		Spec     spec `json:"spec"`
+	}{meta{resourceVersion}, spec{cidrs[0], cidrs}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the podCIDRs patch: %w", err)
+	}
+	return data, nil
 }
 
 // certainlyNotStored reports whether the API server answered a write with an

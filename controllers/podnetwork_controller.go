@@ -95,8 +95,10 @@ func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1al
 	if err := r.Client.List(ctx, &consumers); err != nil {
 		return lifecycle.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
+	// lifecycleNode copies out the few fields it reads, so the nodes are
+	// listed without a deep copy of every cached Node per reconcile.
 	var nodes corev1.NodeList
-	if err := r.Client.List(ctx, &nodes); err != nil {
+	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return lifecycle.Input{}, nil, fmt.Errorf("listing nodes: %w", err)
 	}
 	var serviceCIDRs networkingv1.ServiceCIDRList
