@@ -80,6 +80,13 @@ func (c config) limits() (qps, burst int) {
 	return 0, 0
 }
 
+// allows reports whether the client limits let n writes through within d:
+// the burst at once, then qps per second.
+func (c config) allows(n int, d time.Duration) bool {
+	q, b := c.limits()
+	return q == 0 || float64(b)+float64(q)*d.Seconds() >= float64(n)
+}
+
 // concurrency is how many node writes the allocator has in flight at most.
 func (c config) concurrency() int {
 	switch {

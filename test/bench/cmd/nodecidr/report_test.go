@@ -55,3 +55,23 @@ func TestCPUSecondsOfSelf(t *testing.T) {
 		t.Fatalf("memoryKiB(self, VmHWM) = %d, %v", kib, err)
 	}
 }
+
+func TestConfigAllows(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  config
+		n    int
+		d    time.Duration
+		want bool
+	}{
+		{config{kind: kindLimit}, 5000, time.Second, true},
+		{config{kind: kindOurs, qps: 500, burst: 1000}, 1000, 0, true},
+		{config{kind: kindOurs, qps: 500, burst: 1000}, 5000, 11 * time.Second, true},
+		{config{kind: kindOurs, qps: 500, burst: 1000}, 5000, 5 * time.Second, false},
+		{config{kind: kindOurs, qps: 100, burst: 200}, 1000, 2 * time.Second, false},
+		{config{kind: kindKCM}, 1000, 2 * time.Second, false},
+	} {
+		if got := tc.cfg.allows(tc.n, tc.d); got != tc.want {
+			t.Errorf("%v allows %d writes in %v = %v, want %v", tc.cfg, tc.n, tc.d, got, tc.want)
+		}
+	}
+}
