@@ -145,6 +145,12 @@ func (c *Cluster) WriteKubeconfig(name string, cfg *rest.Config) (string, error)
 	return path, nil
 }
 
+// EtcdEndpoint is etcd's client URL (plain HTTP on localhost), for tools
+// that compact and defragment it between benchmark runs.
+func (c *Cluster) EtcdEndpoint() string {
+	return c.env.ControlPlane.Etcd.URL.String()
+}
+
 // Stop stops every process the cluster started, then kube-apiserver and etcd.
 // It is safe to call more than once.
 func (c *Cluster) Stop() error {

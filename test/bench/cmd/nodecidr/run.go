@@ -196,16 +196,18 @@ func (b *bench) verify(ctx context.Context, cfg config) error {
 	return nil
 }
 
-// reset stops nothing (the run's deferred Stop did) and deletes every node,
-// and for the operator its PodNetwork and consumers.
+// reset stops nothing (the run's deferred Stop did); it deletes every node,
+// and for the operator its PodNetwork and consumers, then compacts etcd.
 func (b *bench) reset(ctx context.Context, cfg config) error {
 	if err := deleteAllNodes(ctx, b.cs); err != nil {
 		return err
 	}
 	if cfg.kind == kindOurs {
-		return b.resetOperator(ctx)
+		if err := b.resetOperator(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
+	return b.compactEtcd(ctx)
 }
 
 // percentile returns the nearest-rank percentile q (0-100] of ds.
