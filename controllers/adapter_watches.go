@@ -1,8 +1,6 @@
 package controllers
 
 import (
-	"context"
-
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -13,9 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // SetupWithManager watches everything the adapter reads and funnels every
@@ -23,9 +19,7 @@ import (
 // Waiting (for a rollout, a pod, a node's proof) is event-driven; nothing
 // polls.
 func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	one := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: podnetworkv1alpha1.PodNetworkName}}}
-	})
+	one := enqueuePodNetwork()
 	named := func(nn types.NamespacedName) builder.Predicates {
 		return builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetNamespace() == nn.Namespace && o.GetName() == nn.Name

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
@@ -43,7 +42,7 @@ func (s *nodeIPAMState) networkSource() source.Source {
 				case <-ctx.Done():
 					return
 				case <-s.kickNetwork:
-					q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: podnetworkv1alpha1.PodNetworkName}})
+					q.Add(podNetworkRequest)
 				}
 			}
 		}()

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -37,9 +36,6 @@ type PodNetworkReconciler struct {
 	StallAfter time.Duration
 	// Clock defaults to the real clock; tests inject a fake one.
 	Clock clock.PassiveClock
-	// NodeEventCoalescing is how long node events are gathered into one
-	// reconcile; zero means DefaultNodeEventCoalescing.
-	NodeEventCoalescing time.Duration
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
@@ -162,13 +158,6 @@ func (r *PodNetworkReconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lif
 	}
 }
 
-func (r *PodNetworkReconciler) nodeEventCoalescing() time.Duration {
-	if r.NodeEventCoalescing <= 0 {
-		return DefaultNodeEventCoalescing
-	}
-	return r.NodeEventCoalescing
-}
-
 func (r *PodNetworkReconciler) clock() clock.PassiveClock {
 	if r.Clock == nil {
 		return clock.RealClock{}
@@ -181,14 +170,12 @@ func (r *PodNetworkReconciler) clock() clock.PassiveClock {
 // Draining ranges; their addresses must stay outside every range) and
 // ServiceCIDRs (no range may overlap them).
 func (r *PodNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	toDefault := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}}
-	})
+	toDefault := enqueuePodNetwork()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podnetwork-lifecycle").
 		For(&podnetworkv1alpha1.PodNetwork{}).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, coalescedNodeEvents(r.nodeEventCoalescing()), builder.WithPredicates(nodeUpdatePredicate(nodeNetworkChanged))).
+		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(nodeUpdatePredicate(nodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }

@@ -5,21 +5,19 @@ import (
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
-	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// DefaultNodeEventCoalescing is how long the lifecycle waits after a node
+// NodeEventCoalescing is how long the lifecycle waits after a node
 // event before it reconciles, so that every node event in that window costs
 // one reconcile. Each reconcile lists every node from the cache; woken once
 // per node, a burst of N new nodes cost O(N²) and took the CPU the apiserver
 // needed (docs/performance.md). Node events only ever hold a range back
 // (Draining while a node still uses it) or report an address overlap, so a
 // second of delay loses nothing.
-const DefaultNodeEventCoalescing = time.Second
+const NodeEventCoalescing = time.Second
 
 // coalescedNodeEvents enqueues PodNetwork "default" delay after a node event.
 // The work queue keeps one pending entry per key with the earliest due time,
@@ -27,7 +25,7 @@ const DefaultNodeEventCoalescing = time.Second
 // PodNetwork and consumer events still enqueue at once.
 func coalescedNodeEvents(delay time.Duration) handler.EventHandler {
 	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}, delay)
+		q.AddAfter(podNetworkRequest, delay)
 	}
 	return handler.Funcs{
 		CreateFunc: func(_ context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
