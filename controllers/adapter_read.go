@@ -65,6 +65,7 @@ func (r *AdapterReconciler) read(ctx context.Context, self *podnetworkv1alpha1.P
 		return nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
 	s.input = adapterInput(s.pn, self, s.nodes, serviceCIDRs.Items, r.Limits)
+	s.input.RunningOn = rollout.NodesOf(s.pods)
 	return s, nil
 }
 

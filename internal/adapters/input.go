@@ -28,6 +28,10 @@ type Input struct {
 	NodePodCIDRs []NamedPrefix
 	// Limits are the shortest covering prefixes the adapter may write.
 	Limits Limits
+	// RunningOn are the nodes that host a pod of the component's DaemonSet,
+	// sorted. A setting that applies to every node (flannel's EnableIPv6)
+	// must suit each of them.
+	RunningOn []string
 }
 
 // NamedPrefix is a prefix and the name of the object it comes from (a

@@ -23,26 +23,30 @@ type Networks struct {
 // smallest prefix that contains every accepted desired range and every node
 // podCIDR of that family. A family with nothing to cover keeps its current
 // value, because flanneld requires Network while IPv4 is enabled. Pending
-// IPv4 ranges are rejected while net-conf.json disables IPv4; an IPv6 range
-// turns EnableIPv6 on.
+// ranges of a family flannel cannot run on every node are rejected
+// (disabledFamilies); otherwise an IPv6 range turns EnableIPv6 on.
 func Plan(current string, in adapters.Input) (adapters.Plan, error) {
 	conf, err := Parse(current)
 	if err != nil {
 		return adapters.Plan{}, err
 	}
-	rules := adapters.Rules{Subject: "flannel (Network, IPv6Network)", CoverNodePodCIDRs: true}
-	if !conf.IPv4Enabled() {
-		rules.Disabled = map[string]string{cidr.IPv4: "flannel's net-conf.json sets EnableIPv4 to false, so flannel cannot route IPv4 pods; " +
-			"set EnableIPv4 to true (with a Network) before adding IPv4 ranges"}
-	}
+	rules := adapters.Rules{Subject: "flannel (Network, IPv6Network)", CoverNodePodCIDRs: true,
+		Disabled: disabledFamilies(conf, in)}
 	d := adapters.Decide(in, rules)
 	var want Networks
 	if p, ok := d.Covering[cidr.IPv4]; ok && conf.IPv4Enabled() {
 		want.Network = p.String()
 	}
 	if p, ok := d.Covering[cidr.IPv6]; ok {
-		want.IPv6Network = p.String()
-		want.EnableIPv6 = true
+		if msg, off := rules.Disabled[cidr.IPv6]; off {
+			// IPv6 prefixes already in use (an Active range or node
+			// podCIDRs) while some flannel node has none: turning
+			// EnableIPv6 on would stop flanneld there, so leave it off.
+			d.Problems = append(d.Problems, "IPv6 prefixes are in use ("+p.String()+") but EnableIPv6 stays off: "+msg)
+		} else {
+			want.IPv6Network = p.String()
+			want.EnableIPv6 = true
+		}
 	}
 	out, err := SetNetworks(current, want)
 	if err != nil {

@@ -26,6 +26,8 @@ func TestPlan(t *testing.T) {
 		wantIPv6      string
 		wantIPv6On    bool
 		wantRejected  string
+		wantMessage   string
+		wantProblem   string
 		wantSummary   string
 		wantUntouched bool
 	}{
@@ -70,6 +72,48 @@ func TestPlan(t *testing.T) {
 			wantUntouched: true,
 		},
 		{
+			name:   "an IPv6 range is rejected while a node running flannel has only an IPv4 podCIDR",
+			config: upstream,
+			in: func() adapters.Input {
+				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56")))
+				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n1", "10.244.1.0/24"), podCIDR("n2", "10.244.2.0/24"),
+					podCIDR("n2", "fd00:10:244::/64"), podCIDR("gone", "10.244.3.0/24")}
+				in.RunningOn = []string{"n1", "n2", "new"}
+				return in
+			}(),
+			wantNetwork:   "10.244.0.0/16",
+			wantRejected:  "v6",
+			wantMessage:   "flannel cannot be made dual-stack in place: EnableIPv6 applies to every node, flanneld exits on a node without an IPv6 podCIDR, and 1 nodes running flannel have none (n1)",
+			wantProblem:   "IPv6 prefixes are in use (fd00:10:244::/64) but EnableIPv6 stays off",
+			wantUntouched: true,
+		},
+		{
+			name:   "an IPv6 range is accepted once every node running flannel has an IPv6 podCIDR",
+			config: upstream,
+			in: func() adapters.Input {
+				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56")))
+				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n2", "10.244.2.0/24"), podCIDR("n2", "fd00:10:244::/64")}
+				in.RunningOn = []string{"n2", "no-podcidr-yet"}
+				return in
+			}(),
+			wantNetwork: "10.244.0.0/16",
+			wantIPv6:    "fd00:10:244::/56",
+			wantIPv6On:  true,
+		},
+		{
+			name:   "a dual-stack flannel takes a second IPv6 range whatever the nodes hold",
+			config: read(t, "dualstack.json"),
+			in: func() adapters.Input {
+				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Active("v6", "fd00:10:244::/56"), Pending("v6b", "fd00:10:244:100::/56")))
+				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n1", "10.244.1.0/24")}
+				in.RunningOn = []string{"n1"}
+				return in
+			}(),
+			wantNetwork: "10.244.0.0/16",
+			wantIPv6:    "fd00:10:244::/55",
+			wantIPv6On:  true,
+		},
+		{
 			name:          "IPv4 ranges are rejected while EnableIPv4 is false",
 			config:        `{"EnableIPv4": false, "EnableIPv6": true, "IPv6Network": "fd00::/48", "Backend": {"Type": "vxlan"}}`,
 			in:            Input(PodNetwork(Pending("v4", "10.244.0.0/16"))),
@@ -98,8 +142,19 @@ func TestPlan(t *testing.T) {
 			if tt.wantSummary != "" && plan.Summary != tt.wantSummary {
 				t.Errorf("summary %q, want %q", plan.Summary, tt.wantSummary)
 			}
-			if _, ok := plan.Decision.Rejected[tt.wantRejected]; tt.wantRejected != "" && !ok {
+			msg, ok := plan.Decision.Rejected[tt.wantRejected]
+			if tt.wantRejected != "" && !ok {
 				t.Errorf("range %q not rejected: %v", tt.wantRejected, plan.Decision.Rejected)
+			}
+			if tt.wantRejected == "" && len(plan.Decision.Rejected) > 0 {
+				t.Errorf("rejected %v, want none", plan.Decision.Rejected)
+			}
+			if !strings.HasPrefix(msg, tt.wantMessage) {
+				t.Errorf("rejection %q, want prefix %q", msg, tt.wantMessage)
+			}
+			if problems := strings.Join(plan.Decision.Problems, "\n"); !strings.Contains(problems, tt.wantProblem) ||
+				(tt.wantProblem == "" && problems != "") {
+				t.Errorf("problems %q, want %q", problems, tt.wantProblem)
 			}
 		})
 	}

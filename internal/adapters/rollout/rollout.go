@@ -156,3 +156,19 @@ func List(names []string) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
 }
+
+// NodesOf returns, sorted and without repeats, the nodes the pods are bound
+// to. Pods not scheduled yet run nowhere.
+func NodesOf(pods []corev1.Pod) []string {
+	seen := map[string]bool{}
+	var out []string
+	for i := range pods {
+		n := pods[i].Spec.NodeName
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
