@@ -106,9 +106,15 @@ envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time onl
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 
 .PHONY: test-assets
-test-assets: ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler and kwok.
+test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok and the consumer-assets.
 	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
 	@$(MAKE) --no-print-directory kwok
+
+.PHONY: consumer-assets
+consumer-assets: ## The real consumers the tests run: kube-proxy and flanneld built from Go modules, and the iptables/nftables packages they need.
+	@hack/host-packages.sh
+	@hack/control-plane.sh kube-proxy >/dev/null
+	@hack/consumers.sh flanneld >/dev/null
 
 .PHONY: cluster-assets
 cluster-assets: ## Also build kube-controller-manager, kube-scheduler and kubectl, and install kwok.

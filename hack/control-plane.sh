@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # control-plane.sh builds the Kubernetes control-plane binaries our tests run
 # against (kube-apiserver, etcd, and on request kube-controller-manager,
-# kube-scheduler and kubectl) from their Go modules, because no download site
+# kube-scheduler and kubectl), and kube-proxy, a real consumer of node pod
+# CIDRs that our tests run, from their Go modules, because no download site
 # for release binaries is reachable from our machines or CI. Only the Go module
 # proxy is.
 #
@@ -13,6 +14,7 @@
 #
 # Usage: hack/control-plane.sh [binary...]
 #   binary: kube-apiserver etcd kube-controller-manager kube-scheduler kubectl
+#           kube-proxy
 #   (default: kube-apiserver etcd, all that envtest needs)
 # Prints the directory holding the binaries on the last line of stdout.
 #
@@ -52,7 +54,7 @@ mkdir -p "${CACHE_BIN}" "${LINK_DIR}"
 build_one() {
   local name="$1" module_dir pkg version estimate
   case "${name}" in
-    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl | kube-proxy)
       module_dir="${ROOT}/hack/tools/k8s"
       pkg="k8s.io/kubernetes/cmd/${name}"
       version="${K8S_VERSION}"
