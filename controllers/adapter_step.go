@@ -64,7 +64,7 @@ func (r *AdapterReconciler) step(ctx context.Context, s *adapterScope) (outcome,
 	if plan.Config != current {
 		if !rollout.Settled(s.ds) {
 			return wait(adapters.ReasonWaitingForRollout, fmt.Sprintf("%s must change to %s; waiting for the rollout in progress to finish first: %s",
-				r.ConfigMap, plan.Summary, rollout.Describe(s.ds)))
+				r.ConfigMap, plan.Summary, rollout.Describe(s.ds, s.pods)))
 		}
 		if err := r.writeConfig(ctx, s.cm, plan.Config); err != nil {
 			return out, err
@@ -75,7 +75,7 @@ func (r *AdapterReconciler) step(ctx context.Context, s *adapterScope) (outcome,
 	if rollout.TemplateHash(s.ds) != hash {
 		if !rollout.Settled(s.ds) {
 			return wait(adapters.ReasonWaitingForRollout, fmt.Sprintf("DaemonSet %s must restart with %s; waiting for the rollout in progress to finish first: %s",
-				r.DaemonSet, plan.Summary, rollout.Describe(s.ds)))
+				r.DaemonSet, plan.Summary, rollout.Describe(s.ds, s.pods)))
 		}
 		if err := r.startRollout(ctx, s.ds, hash, rollout.LastChange(s.cm)); err != nil {
 			return out, err

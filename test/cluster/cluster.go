@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"k8s.io/client-go/rest"
@@ -40,6 +41,11 @@ type Options struct {
 	WorkDir string
 	// APIServerArgs are extra kube-apiserver flags (name → value).
 	APIServerArgs map[string]string
+	// BindAddress is the address kube-apiserver serves on, and that its
+	// serving certificate names (loopback when empty). Programs in network
+	// namespaces reach the apiserver on an address of the bridge their
+	// namespaces hang off (test/netnode).
+	BindAddress string
 }
 
 // Cluster is a running local control plane.
@@ -87,6 +93,14 @@ func Start(opts Options) (*Cluster, error) {
 		ErrorIfCRDPathMissing: len(opts.CRDDirectoryPaths) > 0,
 	}
 	apiServer := env.ControlPlane.GetAPIServer()
+	if opts.BindAddress != "" {
+		port, err := freePortOn(opts.BindAddress)
+		if err != nil {
+			return nil, err
+		}
+		apiServer.SecureServing.Address = opts.BindAddress
+		apiServer.SecureServing.Port = strconv.Itoa(port)
+	}
 	apiServer.Configure().Set("service-cluster-ip-range", serviceCIDR)
 	for k, v := range opts.APIServerArgs {
 		apiServer.Configure().Set(k, v)
@@ -184,3 +198,4 @@ func (c *Cluster) track(p *process) error {
 	c.processes = append(c.processes, p)
 	return nil
 }
+

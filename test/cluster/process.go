@@ -129,10 +129,13 @@ func (p *process) waitHealthy(scheme string, port int, timeout time.Duration) er
 }
 
 // freePort asks the kernel for an unused loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func freePort() (int, error) { return freePortOn("127.0.0.1") }
+
+// freePortOn asks the kernel for an unused port on a local address.
+func freePortOn(address string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(address, "0"))
 	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
+		return 0, fmt.Errorf("finding a free port on %s: %w", address, err)
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil

@@ -37,14 +37,42 @@ func Settled(ds *appsv1.DaemonSet) bool {
 		s.NumberAvailable == s.DesiredNumberScheduled
 }
 
-// Describe says in words where the DaemonSet's rollout stands.
-func Describe(ds *appsv1.DaemonSet) string {
+// Describe says in words where the DaemonSet's rollout stands, naming the
+// pods that are not ready (and their nodes): a program that cannot start on
+// a node stalls every rollout, and the admin must know where to look.
+func Describe(ds *appsv1.DaemonSet, pods []corev1.Pod) string {
 	s := ds.Status
 	if s.ObservedGeneration != ds.Generation {
 		return fmt.Sprintf("DaemonSet %s/%s generation %d not observed yet by the DaemonSet controller", ds.Namespace, ds.Name, ds.Generation)
 	}
-	return fmt.Sprintf("DaemonSet %s/%s has %d of %d pods updated and %d available",
+	out := fmt.Sprintf("DaemonSet %s/%s has %d of %d pods updated and %d available",
 		ds.Namespace, ds.Name, s.UpdatedNumberScheduled, s.DesiredNumberScheduled, s.NumberAvailable)
+	if notReady := NotReady(pods); len(notReady) > 0 {
+		out += fmt.Sprintf("; not ready: %s", List(notReady))
+	}
+	return out
+}
+
+// NotReady labels the pods that are not terminating and not Ready ("pod on
+// node").
+func NotReady(pods []corev1.Pod) []string {
+	var out []string
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp == nil && !podReady(p) {
+			out = append(out, podLabel(p))
+		}
+	}
+	return out
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // TemplateHash returns the configuration hash in the DaemonSet's pod
@@ -120,7 +148,7 @@ func Check(ds *appsv1.DaemonSet, pods []corev1.Pod, hash string) Progress {
 		return Progress{Message: fmt.Sprintf("the pod template of DaemonSet %s/%s does not carry the configuration hash yet", ds.Namespace, ds.Name)}
 	}
 	if !Settled(ds) {
-		return Progress{Message: "rolling out: " + Describe(ds)}
+		return Progress{Message: "rolling out: " + Describe(ds, pods)}
 	}
 	changedAt := ChangedAt(ds)
 	var stale []string

@@ -123,3 +123,19 @@ func TestList(t *testing.T) {
 		t.Errorf("List = %q", got)
 	}
 }
+
+func TestDescribeNamesPodsNotReady(t *testing.T) {
+	ds := daemonSet("h", 2, 2, 3, 3, 2)
+	ready := func(name, node string, status corev1.ConditionStatus) corev1.Pod {
+		p := pod(name, "h", changedAt)
+		p.Spec.NodeName = node
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+		return p
+	}
+	pods := []corev1.Pod{ready("a", "node-1", corev1.ConditionTrue), ready("b", "node-2", corev1.ConditionFalse), pod("c", "h", changedAt)}
+	got := rollout.Describe(ds, pods)
+	want := "DaemonSet kube-system/kube-proxy has 3 of 3 pods updated and 2 available; not ready: b on node-2, c"
+	if got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}

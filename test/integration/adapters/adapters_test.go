@@ -1,6 +1,7 @@
 package adapters_test
 
 import (
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -17,12 +18,16 @@ import (
 const (
 	kubeProxy = controllers.KubeProxyConsumerName
 	flannel   = controllers.FlannelConsumerName
+
+	// initialNodes are IPv4-only nodes with podCIDRs 10.244.<i>.0/24.
+	initialNodes = 3
 )
 
 // The specs run in order on one cluster; each starts from the state the
 // previous one left: range "base" (10.244.0.0/16, holding every node's
-// podCIDR) Active and both configurations at 10.244.0.0/16.
-var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
+// podCIDR) Active and both configurations at 10.244.0.0/16, every node
+// running real flanneld and kube-proxy.
+var _ = Describe("kube-proxy and flannel adapters with the real programs", Ordered, func() {
 	base := rng("base", "10.244.0.0/16")
 
 	// Every spec ends by checking the adapters' promises on the whole
@@ -46,10 +51,11 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 		Expect(flannelConfigText()).To(Equal(flannelConfig))
 		expectRolledOut(kubeProxyNamespace, kubeProxyName, ack(kubeProxy, "base").LastTransitionTime)
 		expectRolledOut(flannelNamespace, flannelDaemonSet, ack(flannel, "base").LastTransitionTime)
-		Expect(ready(kubeProxy)()).To(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 12 pods"))
+		Expect(ready(kubeProxy)()).To(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
+		expectPrograms("10.244.0.0/16")
 	})
 
-	It("rewrites only the managed fields, rolls out and acks before a new range becomes Active", func() {
+	It("grows IPv4 by a supernet: rolls out and acks before the range becomes Active, and a node in it runs flannel", func() {
 		kpGeneration := getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation
 		setRanges(base, rng("more", "10.245.0.0/16"))
 
@@ -63,7 +69,14 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 		Expect(kubeProxyConfigText()).To(Equal(strings.Replace(kubeProxyConfig, "clusterCIDR: 10.244.0.0/16", "clusterCIDR: 10.244.0.0/15", 1)))
 		Expect(flannelConfigText()).To(Equal(strings.Replace(flannelConfig, `"10.244.0.0/16"`, `"10.244.0.0/15"`, 1)))
 		Expect(getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation).To(Equal(kpGeneration + 1))
-		Expect(ack(kubeProxy, "more").Message).To(Equal("clusterCIDR 10.244.0.0/15 runs on all 12 pods of DaemonSet kube-system/kube-proxy"))
+		Expect(ack(kubeProxy, "more").Message).To(Equal("clusterCIDR 10.244.0.0/15 runs on all 3 pods of DaemonSet kube-system/kube-proxy"))
+		expectPrograms("10.244.0.0/15")
+
+		// With the original Network, flanneld refuses a node whose podCIDR
+		// lies in the new range; with the grown one it runs.
+		addNode("node-20", "10.245.0.0/24")
+		Eventually(subnetEnv("node-20")).Should(HaveKeyWithValue("FLANNEL_SUBNET", "10.245.0.1/24"))
+		Eventually(iptablesSave("node-20")).Should(flannelMasquerades("10.244.0.0/15"))
 	})
 
 	It("rejects a range whose covering prefix would swallow the service range, and says what would work", func() {
@@ -91,6 +104,7 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 	})
 
 	It("shrinks the configuration only after a removed range is Released, then rolls out, acks and lets it be purged", func() {
+		removeNode("node-20") // the last node holding a block of "more"
 		setRanges(base)
 		Eventually(phase("more")).Should(BeEmpty(), "purged once every consumer acknowledged Released")
 		Eventually(ackOf(kubeProxy, "more")).Should(BeEmpty())
@@ -101,25 +115,54 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 		// once every pod ran the shrunk configuration.
 		Expect(kubeProxyConfigText()).To(Equal(kubeProxyConfig))
 		Expect(flannelConfigText()).To(Equal(flannelConfig))
+		expectPrograms("10.244.0.0/16")
 	})
 
-	It("makes flannel wait for a node that does not report FlannelIsUp, and names it", func() {
-		skipNode.Store(nodeName(3))
+	It("widens to the covering prefix of a second, disjoint IPv4 range and back", func() {
+		setRanges(base, rng("disjoint", "10.250.0.0/16"))
+		Eventually(phase("disjoint")).Should(Equal(v1alpha1.RangePhaseActive))
+		Expect(flannelConfigText()).To(Equal(strings.Replace(flannelConfig, `"10.244.0.0/16"`, `"10.240.0.0/12"`, 1)))
+		expectPrograms("10.240.0.0/12")
+
+		setRanges(base)
+		Eventually(phase("disjoint")).Should(BeEmpty())
+		expectPrograms("10.244.0.0/16")
+	})
+
+	It("does not ack while flanneld cannot start on a node, and names the node", func() {
+		broken := addNode("node-21", "10.244.21.0/24")
+		Expect(broken.RenameInterface("ens5")).To(Succeed()) // flanneld runs with --iface=eth0
 		setRanges(base, rng("wait", "10.246.0.0/16"))
 
 		Eventually(ackOf(kubeProxy, "wait")).Should(Equal("Pending/Accepted"))
-		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonWaitingForNodes,
-			"Network 10.244.0.0/14 is rolled out to DaemonSet kube-flannel/kube-flannel-ds; waiting for 1 nodes to report NetworkUnavailable=False (FlannelIsUp)"))
-		Expect(ready(flannel)().Message).To(HaveSuffix(": " + nodeName(3)))
+		Eventually(ready(flannel)).Should(WithTransform(func(c metav1.Condition) string { return c.Message }, ContainSubstring("node-21")))
 		Expect(ackOf(flannel, "wait")()).To(BeEmpty())
 		Expect(phase("wait")()).To(Equal(v1alpha1.RangePhasePending))
+		Expect(programs()).To(HaveKeyWithValue(ContainSubstring(flannelDaemonSet), HaveField("Running", BeFalse())))
 
-		skipNode.Store("")
+		Expect(broken.RenameInterface("eth0")).To(Succeed())
 		Eventually(phase("wait")).Should(Equal(v1alpha1.RangePhaseActive))
-		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonRunning, "Network 10.244.0.0/14 runs on all 12 pods"))
+		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonRunning, "Network 10.244.0.0/14 runs on all 4 pods"))
+		Eventually(subnetEnv("node-21")).Should(HaveKeyWithValue("FLANNEL_NETWORK", "10.244.0.0/14"))
 
+		removeNode("node-21")
 		setRanges(base)
 		Eventually(phase("wait")).Should(BeEmpty())
+	})
+
+	It("drives kube-proxy in nftables mode", func() {
+		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, strings.Replace(kubeProxyConfig, `mode: ""`, "mode: nftables", 1))
+		setRanges(base, rng("nft", "10.245.0.0/16"))
+		Eventually(phase("nft")).Should(Equal(v1alpha1.RangePhaseActive))
+		for _, n := range nodeNames() {
+			Eventually(nftRuleset(n)).Should(kubeProxyNftMasquerades("10.244.0.0/15"), "node %s", n)
+		}
+
+		setRanges(base)
+		Eventually(phase("nft")).Should(BeEmpty())
+		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
+		Eventually(ready(kubeProxy)).Should(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
+		expectPrograms("10.244.0.0/16")
 	})
 
 	It("acks at once in kube-proxy's NodeCIDR mode and restarts nothing", func() {
@@ -137,8 +180,7 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 	})
 
 	It("blocks without acking or overwriting anything while flannel's DaemonSet is missing or its configuration unparseable", func() {
-		ds := getDaemonSet(flannelNamespace, flannelDaemonSet)
-		Expect(k8sClient.Delete(ctx, ds)).To(Succeed())
+		Expect(k8sClient.Delete(ctx, getDaemonSet(flannelNamespace, flannelDaemonSet))).To(Succeed())
 		// No garbage collector runs here: delete the orphans as it would.
 		Expect(k8sClient.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(flannelNamespace), client.MatchingLabels{"app": "flannel"})).To(Succeed())
 		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonDaemonSetNotFound, "DaemonSet kube-flannel/kube-flannel-ds not found"))
@@ -151,8 +193,7 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 		Eventually(ackOf(kubeProxy, "late")).Should(Equal("Pending/Accepted"))
 		Expect(rangeStatus("late").Awaiting).To(ContainElement(flannel))
 
-		recreated := daemonSet(flannelNamespace, flannelDaemonSet, "app", "flannel")
-		Expect(k8sClient.Create(ctx, recreated)).To(Succeed())
+		Expect(k8sClient.Create(ctx, flannelDaemonSetObject())).To(Succeed())
 		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonInvalidConfig, "net-conf.json of ConfigMap kube-flannel/kube-flannel-cfg cannot be managed"))
 		Expect(flannelConfigText()).To(Equal(broken))
 		Expect(rollout.TemplateHash(getDaemonSet(flannelNamespace, flannelDaemonSet))).To(BeEmpty())
@@ -161,9 +202,84 @@ var _ = Describe("kube-proxy and flannel adapters", Ordered, func() {
 		setConfigData(flannelNamespace, flannelConfigMap, flannelKey, working)
 		Eventually(phase("late")).Should(Equal(v1alpha1.RangePhaseActive))
 		Expect(flannelConfigText()).To(Equal(strings.Replace(flannelConfig, `"10.244.0.0/16"`, `"10.240.0.0/12"`, 1)))
-		expectRolledOut(flannelNamespace, flannelDaemonSet, rangeStatus("late").PhaseSince)
+		expectRolledOut(flannelNamespace, flannelDaemonSet, rangePhaseSince("late"))
+		for _, n := range nodeNames() {
+			Eventually(subnetEnv(n)).Should(HaveKeyWithValue("FLANNEL_NETWORK", "10.240.0.0/12"), "node %s", n)
+		}
+
+		setRanges(base)
+		Eventually(phase("late")).Should(BeEmpty())
+		Eventually(phase("nodecidr")).Should(BeEmpty())
+		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
+		expectPrograms("10.244.0.0/16")
+	})
+
+	It("rejects an IPv6 range for flannel while its nodes are IPv4-only, and restarts no flanneld", func() {
+		before := programs()
+		ds := getDaemonSet(flannelNamespace, flannelDaemonSet)
+		setRanges(base, rng("v6", "fd00:10:244::/56"))
+
+		Eventually(ackOf(flannel, "v6")).Should(Equal("Pending/Rejected"))
+		msg := ack(flannel, "v6").Message
+		Expect(msg).To(HavePrefix("flannel cannot be made dual-stack in place"))
+		Expect(msg).To(ContainSubstring(fmt.Sprintf("%d nodes running flannel have none (node-00, node-01, node-02)", initialNodes)))
+		Eventually(func() []v1alpha1.RangeRejection { return rangeStatus("v6").Rejections }).Should(ContainElement(
+			v1alpha1.RangeRejection{Consumer: flannel, Message: msg}))
+		Expect(phase("v6")()).To(Equal(v1alpha1.RangePhasePending))
+		Expect(flannelConfigText()).To(Equal(flannelConfig))
+		Expect(getDaemonSet(flannelNamespace, flannelDaemonSet).Generation).To(Equal(ds.Generation), "flannel was not rolled out")
+		expectRunningWithoutRestart(before)
+		for _, n := range nodeNames() {
+			Expect(subnetEnv(n)()).NotTo(HaveKey("FLANNEL_IPV6_NETWORK"), "node %s", n)
+		}
+	})
+
+	It("accepts the IPv6 range once every node running flannel has an IPv6 podCIDR, and a dual-stack flannel takes a second one", func() {
+		// podCIDRs never change: the IPv4-only nodes are replaced by
+		// dual-stack ones.
+		for i := range initialNodes {
+			removeNode(nodeName(i))
+		}
+		Eventually(phase("v6")).Should(Equal(v1alpha1.RangePhaseActive))
+		Expect(flannelConfigText()).To(ContainSubstring(`"IPv6Network": "fd00:10:244::/56"`))
+		for i := 10; i < 12; i++ {
+			addNode(nodeName(i), fmt.Sprintf("10.244.%d.0/24", i), fmt.Sprintf("fd00:10:244:%x::/64", i))
+		}
+		for i := 10; i < 12; i++ {
+			Eventually(subnetEnv(nodeName(i))).Should(And(
+				HaveKeyWithValue("FLANNEL_IPV6_NETWORK", "fd00:10:244::/56"),
+				HaveKeyWithValue("FLANNEL_IPV6_SUBNET", fmt.Sprintf("fd00:10:244:%x::1/64", i))))
+		}
+
+		before := programs()
+		setRanges(base, rng("v6", "fd00:10:244::/56"), rng("v6b", "fd00:10:244:100::/56"))
+		Eventually(phase("v6b")).Should(Equal(v1alpha1.RangePhaseActive))
+		Expect(ackOf(flannel, "v6b")()).To(Equal("Active/Accepted"))
+		Expect(flannelConfigText()).To(ContainSubstring(`"IPv6Network": "fd00:10:244::/55"`))
+		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/16,fd00:10:244::/55\n"))
+		for i := 10; i < 12; i++ {
+			n := nodeName(i)
+			Eventually(subnetEnv(n)).Should(HaveKeyWithValue("FLANNEL_IPV6_NETWORK", "fd00:10:244::/55"), "node %s", n)
+			Eventually(ip6tablesSave(n)).Should(flannelMasquerades("fd00:10:244::/55"), "node %s", n)
+		}
+		Expect(programs()).To(HaveLen(len(before)))
 	})
 })
+
+// expectPrograms asserts that on every node the real flanneld runs Network
+// and masquerades by it, and the real kube-proxy masquerades ClusterIP
+// traffic from outside it.
+func expectPrograms(network string) {
+	for _, n := range nodeNames() {
+		Eventually(subnetEnv(n)).Should(HaveKeyWithValue("FLANNEL_NETWORK", network), "node %s", n)
+		Eventually(iptablesSave(n)).Should(And(flannelMasquerades(network), kubeProxyMasquerades(network)), "node %s", n)
+	}
+	for pod, s := range programs() {
+		Expect(s.Running).To(BeTrue(), "%s: %s", pod, s.LastExit)
+	}
+}
+
+func rangePhaseSince(name string) metav1.Time { return rangeStatus(name).PhaseSince }
 
 // haveReady matches a Ready condition by reason and message prefix.
 func haveReady(reason, messagePrefix string) OmegaMatcher {

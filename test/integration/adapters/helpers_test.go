@@ -133,7 +133,7 @@ func daemonSetPods(ds *appsv1.DaemonSet) []corev1.Pod {
 }
 
 // expectRolledOut checks what an adapter's acknowledgement promises about
-// its DaemonSet: every one of nodeCount pods carries the template's
+// its DaemonSet: every one of its pods (one per node) carries the template's
 // configuration hash, was created at or after the recorded change time, and
 // was created no later than the acknowledgement was written.
 func expectRolledOut(namespace, name string, ackedAt metav1.Time) {
@@ -142,7 +142,9 @@ func expectRolledOut(namespace, name string, ackedAt metav1.Time) {
 	Expect(hash).NotTo(BeEmpty())
 	changedAt := rollout.ChangedAt(ds)
 	pods := daemonSetPods(ds)
-	Expect(pods).To(HaveLen(nodeCount))
+	var nodes corev1.NodeList
+	Expect(k8sClient.List(ctx, &nodes)).To(Succeed())
+	Expect(pods).To(HaveLen(len(nodes.Items)))
 	var latest time.Time
 	for _, p := range pods {
 		Expect(p.Annotations).To(HaveKeyWithValue(rollout.ConfigHashAnnotation, hash), "pod %s", p.Name)
