@@ -134,7 +134,7 @@ func TestDescribeNamesPodsNotReady(t *testing.T) {
 	}
 	pods := []corev1.Pod{ready("a", "node-1", corev1.ConditionTrue), ready("b", "node-2", corev1.ConditionFalse), pod("c", "h", changedAt)}
 	got := rollout.Describe(ds, pods)
-	want := "DaemonSet kube-system/kube-proxy has 3 of 3 pods updated and 2 available; not ready: b on node-2, c"
+	want := "DaemonSet kube-system/kube-proxy has 3 of 3 pods updated and 2 available; not ready: b on node-2, c on node-c"
 	if got != want {
 		t.Errorf("Describe = %q, want %q", got, want)
 	}
