@@ -16,9 +16,11 @@ limitations under the License.
 
 package v1alpha1
 
-// PodNetwork conditions. The operator always writes all three, so that kstatus
-// and kubectl wait see them from the first reconcile on: Ready=True means
-// Current, Ready=False means InProgress.
+// PodNetwork conditions. The operator always writes Ready, Progressing and
+// Degraded, so that kubectl wait sees them from the first reconcile on, and
+// adds the abnormal-true Reconciling and Stalled, present only while true, as
+// kstatus (and so Flux, Argo CD and kpt) reads them: Reconciling=True is
+// InProgress, Stalled=True is Failed, Ready=True without either is Current.
 
 const (
 	// ReadyCondition is True when every range of the spec is Active, nothing
@@ -32,6 +34,18 @@ const (
 	// DegradedCondition is True when something needs attention: an invalid
 	// range, a rejection by a consumer or a transition that waits too long.
 	DegradedCondition = "Degraded"
+
+	// ReconcilingCondition is present, and True, only while some range moves
+	// between phases (or the PodNetwork is being deleted with ranges still
+	// tracked) and the move waits only for consumers or nodes. Its reason is
+	// TransitionsInProgress or Deleting.
+	ReconcilingCondition = "Reconciling"
+
+	// StalledCondition is present, and True, only when nothing moves and
+	// something blocks a range that only an edit can unblock: an invalid
+	// range or a consumer's rejection. Its reason is InvalidRanges or
+	// ConsumerRejected.
+	StalledCondition = "Stalled"
 )
 
 // Reasons of the Ready condition.

@@ -496,9 +496,10 @@ type PodNetworkStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// observedGeneration is the metadata.generation the status was computed
-	// from.
+	// from; 0 until the operator first reconciles the object, so kstatus and
+	// GitOps tools see a new PodNetwork as in progress, not current.
 	// +optional
-	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// summary counts ranges by phase. It is always written by the operator so
@@ -584,8 +585,11 @@ type PodNetwork struct {
 	// +kubebuilder:default={}
 	Spec PodNetworkSpec `json:"spec,omitzero"`
 
-	// status is the observed state of the ranges and consumers.
+	// status is the observed state of the ranges and consumers. It defaults
+	// to observedGeneration 0, so a PodNetwork no controller has seen yet
+	// reads as not reconciled.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status PodNetworkStatus `json:"status,omitzero"`
 }
 

@@ -100,9 +100,9 @@ type PodNetworkConsumerStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// observedGeneration is the metadata.generation of this object the
-	// consumer last acted on.
+	// consumer last acted on; 0 until the consumer first writes its status.
 	// +optional
-	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Minimum=0
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// ranges are the consumer's acknowledgements, one per range name.
@@ -146,8 +146,11 @@ type PodNetworkConsumer struct {
 	// +kubebuilder:default={}
 	Spec PodNetworkConsumerSpec `json:"spec,omitzero"`
 
-	// status holds the consumer's acknowledgements.
+	// status holds the consumer's acknowledgements. It defaults to
+	// observedGeneration 0, so a consumer that has not answered yet reads as
+	// not reconciled to kstatus.
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status PodNetworkConsumerStatus `json:"status,omitzero"`
 }
 

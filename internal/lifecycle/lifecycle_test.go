@@ -47,6 +47,8 @@ func TestNewSpecRangeBecomesPending(t *testing.T) {
 	g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(Equal(`Range "a" (10.244.0.0/16) is Pending, waiting for consumers x and y to accept it`))
 	g.Expect(cond(out, v1alpha1.ProgressingCondition)).To(beCondition(v1alpha1.ProgressingCondition, metav1.ConditionTrue, v1alpha1.TransitionsInProgressReason))
 	g.Expect(cond(out, v1alpha1.DegradedCondition)).To(beCondition(v1alpha1.DegradedCondition, metav1.ConditionFalse, v1alpha1.AsExpectedReason))
+	g.Expect(cond(out, v1alpha1.ReconcilingCondition)).To(beCondition(v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.TransitionsInProgressReason))
+	g.Expect(cond(out, v1alpha1.StalledCondition).Type).To(BeEmpty(), "Stalled is present only when true")
 	g.Expect(cond(out, v1alpha1.ReadyCondition).ObservedGeneration).To(Equal(int64(1)))
 	g.Expect(out.Summary).To(Equal(v1alpha1.PodNetworkSummary{TotalRanges: 1, PendingRanges: 1}))
 	g.Expect(out.ObservedGeneration).To(Equal(int64(1)))
@@ -142,6 +144,8 @@ func TestPendingToActive(t *testing.T) {
 				g.Expect(cond(out, v1alpha1.ReadyCondition)).To(beCondition(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason))
 				g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(Equal("The only range is Active"))
 				g.Expect(cond(out, v1alpha1.ProgressingCondition)).To(beCondition(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.StableReason))
+				g.Expect(cond(out, v1alpha1.ReconcilingCondition).Type).To(BeEmpty(), "Reconciling is removed once nothing moves")
+				g.Expect(cond(out, v1alpha1.StalledCondition).Type).To(BeEmpty())
 				g.Expect(out.Summary).To(Equal(v1alpha1.PodNetworkSummary{TotalRanges: 1, ActiveRanges: 1}))
 			} else {
 				g.Expect(rangeOf(out, "a").PhaseSince.Time).To(Equal(t0))
@@ -185,6 +189,8 @@ func TestRejection(t *testing.T) {
 	g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(ContainSubstring(`Consumer "y" rejected range "a"`))
 	g.Expect(cond(out, v1alpha1.ProgressingCondition)).To(beCondition(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.BlockedReason))
 	g.Expect(cond(out, v1alpha1.DegradedCondition)).To(beCondition(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason))
+	g.Expect(cond(out, v1alpha1.StalledCondition)).To(beCondition(v1alpha1.StalledCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason))
+	g.Expect(cond(out, v1alpha1.ReconcilingCondition).Type).To(BeEmpty())
 	g.Expect(consumerSummary(out, "y").InSync).To(BeFalse())
 	g.Expect(consumerSummary(out, "y").Message).To(ContainSubstring("Rejected a (Pending): the CNI config"))
 
@@ -740,6 +746,7 @@ func TestDeletion(t *testing.T) {
 	g.Expect(cond(out, v1alpha1.ReadyCondition).Message).To(Equal(
 		`The PodNetwork is being deleted; 2 ranges are still tracked: Range "a" (10.244.0.0/16) is Draining, waiting for consumers x to acknowledge Draining and 1 nodes to give back their blocks (n1); range "b" (10.245.0.0/16) is Released, waiting for consumers x to acknowledge Released`))
 	g.Expect(cond(out, v1alpha1.ProgressingCondition)).To(beCondition(v1alpha1.ProgressingCondition, metav1.ConditionTrue, v1alpha1.DeletingReason))
+	g.Expect(cond(out, v1alpha1.ReconcilingCondition)).To(beCondition(v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.DeletingReason))
 
 	w.in.Nodes = nil
 	w.in.Consumers = []Consumer{required("x", ack("a", a, draining), ack("b", b, released))}

@@ -475,7 +475,7 @@ func (c *computer) summary() v1alpha1.PodNetworkSummary {
 }
 
 func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.Condition {
-	conds := make([]metav1.Condition, 0, len(c.in.Status.Conditions)+3)
+	conds := make([]metav1.Condition, 0, len(c.in.Status.Conditions)+4)
 	for _, cond := range c.in.Status.Conditions {
 		conds = append(conds, *cond.DeepCopy())
 	}
@@ -521,6 +521,20 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.BlockedReason, joinLines(concat(l.blocking, l.rejections)))
 	default:
 		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.StableReason, "No range is in transition")
+	}
+
+	// Reconciling and Stalled, for kstatus: present only while true.
+	meta.RemoveStatusCondition(&conds, v1alpha1.ReconcilingCondition)
+	meta.RemoveStatusCondition(&conds, v1alpha1.StalledCondition)
+	switch {
+	case len(l.waits) > 0 && c.in.Deleting:
+		set(v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.DeletingReason, joinLines(l.waits))
+	case len(l.waits) > 0:
+		set(v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.TransitionsInProgressReason, joinLines(l.waits))
+	case len(l.blocking) > 0:
+		set(v1alpha1.StalledCondition, metav1.ConditionTrue, v1alpha1.InvalidRangesReason, joinLines(concat(l.blocking, l.rejections)))
+	case len(l.rejections) > 0:
+		set(v1alpha1.StalledCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason, joinLines(l.rejections))
 	}
 
 	// Degraded. NodeIPAM reports podCIDRs that another allocator wrote over
