@@ -73,7 +73,14 @@ verify-generated: manifests generate ## Fail when generated files are stale.
 test: test-assets verify-generated lint helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
 	  $(GO) test -race -count=1 $(TEST_FLAGS) ./...
+	@$(MAKE) --no-print-directory test-realconfig
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
+
+# The root `go test ./...` does not enter nested modules; test/realconfig is
+# one so that the operator's go.mod never requires k8s.io/kubernetes or flannel.
+.PHONY: test-realconfig
+test-realconfig: ## Load every golden file of the kube-proxy and flannel adapters with real kube-proxy's and flannel's own loaders.
+	cd test/realconfig && $(GO) test -race -count=1 ./...
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 10s each).

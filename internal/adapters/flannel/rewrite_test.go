@@ -25,8 +25,8 @@ func TestSetNetworksGolden(t *testing.T) {
 		{"upstream-add-ipv6", "upstream.json", flannel.Networks{Network: "10.244.0.0/16", IPv6Network: "fd00:10:244::/56", EnableIPv6: true}},
 		{"dualstack-grow", "dualstack.json", flannel.Networks{Network: "10.42.0.0/15", IPv6Network: "2001:cafe:42::/55", EnableIPv6: true}},
 		{"hand-edited", "hand-edited.json", flannel.Networks{Network: "10.240.0.0/12", IPv6Network: "fd00::/48", EnableIPv6: true}},
-		{"no-network", "no-network.json", flannel.Networks{Network: "10.244.0.0/16", IPv6Network: "fd00::/48", EnableIPv6: true}},
-		{"empty", "empty.json", flannel.Networks{Network: "10.244.0.0/16", IPv6Network: "fd00::/48", EnableIPv6: true}},
+		{"no-network", "no-network.refused.json", flannel.Networks{Network: "10.244.0.0/16", IPv6Network: "fd00::/48", EnableIPv6: true}},
+		{"empty", "empty.refused.json", flannel.Networks{Network: "10.244.0.0/16", IPv6Network: "fd00::/48", EnableIPv6: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ func TestSetClusterCIDRGolden(t *testing.T) {
 		{"kubeadm.yaml", "10.244.0.0/15"},
 		{"kubeadm-empty.yaml", "10.244.0.0/16"},
 		{"kubeadm-dualstack.yaml", "10.244.0.0/15,fd00:10:244::/55"},
-		{"dualstack-space.yaml", "10.244.0.0/16,fd00:10:244::/56"},
+		{"dualstack-space.refused.yaml", "10.244.0.0/16,fd00:10:244::/56"},
 		{"hand-edited.yaml", "10.244.0.0/14"},
 		{"no-cluster-cidr.yaml", "10.244.0.0/16"},
 		{"null-cluster-cidr.yaml", "10.244.0.0/16"},
@@ -30,7 +30,10 @@ func TestSetClusterCIDRGolden(t *testing.T) {
 		{"kubeadm.yaml", ""},
 	}
 	for _, tt := range tests {
-		name := strings.TrimSuffix(tt.file, ".yaml")
+		// An input real kube-proxy refuses is named <name>.refused.yaml
+		// (test/realconfig); the adapter's output is <name>.golden all the
+		// same, since it must be a file kube-proxy loads.
+		name := strings.TrimSuffix(strings.TrimSuffix(tt.file, ".yaml"), ".refused")
 		if tt.value == "" {
 			name += "-cleared"
 		}
@@ -63,24 +66,40 @@ func TestSetClusterCIDRUnchanged(t *testing.T) {
 	}
 }
 
+// TestSetClusterCIDRRefusesWhatItCannotEditInPlace checks that each layout
+// is refused with a message naming what it is, so the admin knows what to
+// change in the file.
 func TestSetClusterCIDRRefusesWhatItCannotEditInPlace(t *testing.T) {
 	const header = "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n"
-	tests := map[string]string{
-		"flow mapping":    `{apiVersion: kubeproxy.config.k8s.io/v1alpha1, kind: KubeProxyConfiguration, clusterCIDR: 10.0.0.0/16}`,
-		"block scalar":    header + "clusterCIDR: |\n  10.0.0.0/16\n",
-		"multi-line":      header + "clusterCIDR: \"10.0.0.0/16,\n  fd00::/48\"\n",
-		"tagged":          header + "clusterCIDR: !!str 10.0.0.0/16\n",
-		"two documents":   header + "clusterCIDR: 10.0.0.0/16\n---\n" + header,
-		"duplicate":       header + "clusterCIDR: 10.0.0.0/16\nclusterCIDR: 10.1.0.0/16\n",
-		"merge key":       "base: &b\n  clusterCIDR: 10.0.0.0/16\n" + header + "<<: *b\n",
-		"alias value":     "x: &v 10.0.0.0/16\n" + header + "clusterCIDR: *v\n",
-		"wrong kind":      "apiVersion: v1\nkind: ConfigMap\n",
-		"not YAML at all": "{{{",
+	tests := []struct {
+		name, text, want string
+	}{
+		// The comment keeps the decoder from taking the text for JSON, which
+		// would refuse it before the editor sees it.
+		{"flow mapping", "# kube-proxy\n{apiVersion: kubeproxy.config.k8s.io/v1alpha1, kind: KubeProxyConfiguration, clusterCIDR: 10.0.0.0/16}\n", "flow-style"},
+		{"flow sequence value", header + "clusterCIDR: [10.0.0.0/16]\n", "KubeProxyConfiguration"},
+		{"block scalar", header + "clusterCIDR: |\n  10.0.0.0/16\n", "block scalar"},
+		{"multi-line quoted", header + "clusterCIDR: \"10.0.0.0/16,\n  fd00::/48\"\n", "spans several lines"},
+		{"multi-line plain", header + "clusterCIDR: 10.0.0.0/16,\n  fd00::/48\n", "spans several lines"},
+		{"tagged", header + "clusterCIDR: !!str 10.0.0.0/16\n", "YAML tag !!str"},
+		{"anchored", header + "clusterCIDR: &pods 10.244.0.0/16\n", "YAML anchor &pods"},
+		{"anchored and quoted", header + "clusterCIDR: &pods '10.244.0.0/16'\n", "YAML anchor &pods"},
+		{"anchored and tagged", header + "clusterCIDR: &pods !!str 10.244.0.0/16\n", "YAML anchor &pods"},
+		{"alias value", "x: &v 10.0.0.0/16\n" + header + "clusterCIDR: *v\n", "YAML alias *v"},
+		{"two documents", header + "clusterCIDR: 10.0.0.0/16\n---\n" + header, "more than one YAML document"},
+		{"duplicate", header + "clusterCIDR: 10.0.0.0/16\nclusterCIDR: 10.1.0.0/16\n", "clusterCIDR"},
+		{"merge key", "base: &b\n  clusterCIDR: 10.0.0.0/16\n" + header + "<<: *b\n", "merge keys"},
+		{"wrong kind", "apiVersion: v1\nkind: ConfigMap\n", "KubeProxyConfiguration"},
+		{"not YAML at all", "{{{", "KubeProxyConfiguration"},
 	}
-	for name, text := range tests {
-		t.Run(name, func(t *testing.T) {
-			if got, err := kubeproxy.SetClusterCIDR(text, "10.244.0.0/16"); err == nil {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := kubeproxy.SetClusterCIDR(tt.text, "10.244.0.0/15")
+			if err == nil {
 				t.Fatalf("want an error, got\n%s", got)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not say %q", err, tt.want)
 			}
 		})
 	}

@@ -19,9 +19,9 @@ import (
 //
 // value must be safe as a plain YAML scalar (CIDRs and commas are); an empty
 // value is written as "". Layouts that cannot be edited in place (a flow
-// mapping, a block or multi-line scalar, an alias, a tag, a merge key, a
-// duplicate key, several documents) are errors rather than a reformatted
-// file.
+// mapping, a block or multi-line scalar, an anchor, an alias, a tag, a merge
+// key, a duplicate key, several documents) are errors rather than a
+// reformatted file.
 func setTopLevelScalar(text, key, value string) (string, error) {
 	m, err := topLevelMapping(text)
 	if err != nil {
@@ -70,11 +70,8 @@ func topLevelMapping(text string) (*yaml.Node, error) {
 
 // replaceScalar overwrites the single-line scalar v, the value of key.
 func replaceScalar(text, key string, v *yaml.Node, value string) (string, error) {
-	if v.Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("the value of %q is not a scalar", key)
-	}
-	if v.Style&(yaml.TaggedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return "", fmt.Errorf("the value of %q is a tagged or block scalar, which cannot be edited in place", key)
+	if err := notRewritable(key, v); err != nil {
+		return "", err
 	}
 	start, ok := offsetOf(text, v.Line, v.Column)
 	if !ok {
@@ -92,12 +89,47 @@ func replaceScalar(text, key string, v *yaml.Node, value string) (string, error)
 	case strings.HasPrefix(text[start:], v.Value):
 		end = start + len(v.Value)
 	default:
+		// A plain scalar folded over several lines: its value has a
+		// space where the text has a line break.
 		end = -1
 	}
 	if end < 0 || strings.ContainsAny(text[start:end], "\r\n") {
-		return "", fmt.Errorf("the value of %q spans several lines, which cannot be edited in place", key)
+		return "", fmt.Errorf("the value of %q spans several lines, which cannot be edited in place; write it on one line", key)
 	}
 	return text[:start] + render(value, v.Style) + text[end:], nil
+}
+
+// notRewritable says what v, the value of key, is when it is something the
+// adapter will not overwrite in place. Each case names the YAML feature, so
+// the admin knows what to change in the file: yaml.v3 reports the position
+// of an anchor or tag, not of the value, so without these checks such values
+// would fail later with a misleading message.
+func notRewritable(key string, v *yaml.Node) error {
+	switch {
+	case v.Kind == yaml.AliasNode:
+		return fmt.Errorf("the value of %q is the YAML alias *%s, which the adapter will not rewrite; write the value itself", key, v.Value)
+	case v.Kind != yaml.ScalarNode:
+		return fmt.Errorf("the value of %q is a YAML %s, not a single string", key, kindName(v.Kind))
+	case v.Anchor != "":
+		return fmt.Errorf("the value of %q carries the YAML anchor &%s, which the adapter will not rewrite "+
+			"(aliases *%s would change with it); remove the anchor", key, v.Anchor, v.Anchor)
+	case v.Style&yaml.TaggedStyle != 0:
+		return fmt.Errorf("the value of %q carries the YAML tag %s, which the adapter will not rewrite; remove the tag", key, v.Tag)
+	case v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return fmt.Errorf("the value of %q is a block scalar (| or >), which cannot be edited in place; write it on one line", key)
+	}
+	return nil
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "sequence"
+	default:
+		return "document"
+	}
 }
 
 // insertTopLevel adds "key: value" as a top-level line.
