@@ -2,6 +2,7 @@ package adapters_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -162,6 +163,24 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		Eventually(phase("nft")).Should(BeEmpty())
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
 		Eventually(ready(kubeProxy)).Should(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
+		expectPrograms("10.244.0.0/16")
+	})
+
+	It("drives kube-proxy in IPVS mode where the kernel has IPVS", func() {
+		// IPVS needs CONFIG_IP_VS, which a kernel may lack (and which no
+		// namespace can add): the kernel refuses the mode, not the test.
+		if _, err := os.Stat("/proc/net/ip_vs"); err != nil {
+			Skip("the kernel has no IPVS (CONFIG_IP_VS): /proc/net/ip_vs: " + err.Error())
+		}
+		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, strings.Replace(kubeProxyConfig, `mode: ""`, "mode: ipvs", 1))
+		setRanges(base, rng("ipvs", "10.245.0.0/16"))
+		Eventually(phase("ipvs")).Should(Equal(v1alpha1.RangePhaseActive))
+		for _, n := range nodeNames() {
+			Eventually(iptablesSave(n)).Should(MatchRegexp(`! -s 10\.244\.0\.0/15 .*KUBE-CLUSTER-IP.*-j KUBE-MARK-MASQ`), "node %s", n)
+		}
+		setRanges(base)
+		Eventually(phase("ipvs")).Should(BeEmpty())
+		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
 		expectPrograms("10.244.0.0/16")
 	})
 
