@@ -124,13 +124,17 @@ func build(ctx context.Context, o buildOptions) (v1.Hash, error) {
 	return idx.Digest()
 }
 
+// goBuildFlags are the Dockerfile's too (TestDockerfile checks it).
+var goBuildFlags = []string{"-trimpath", "-buildvcs=false"}
+
 // compile builds main.go for one platform the way the Dockerfile does:
 // static (CGO_ENABLED=0), -trimpath so no local path ends up in the binary,
 // and no VCS stamp (the Dockerfile's build context has no .git; the
 // revision is in the image's labels instead).
 func compile(ctx context.Context, root string, p v1.Platform, work string) (string, error) {
 	out := filepath.Join(work, "manager-"+p.OS+"-"+p.Architecture)
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-o", out, ".")
+	args := append(append([]string{"build"}, goBuildFlags...), "-o", out, ".")
+	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = root
 	// GOWORK=off: a developer's go.work must not change what is built.
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture, "GOWORK=off")
