@@ -144,7 +144,9 @@ release: image-tool helm ## Release VERSION=x.y.z into bin/release/: image archi
 	  -ref $(IMAGE_REPO):$(VERSION) -version $(VERSION) -platforms $(PLATFORMS)
 	$(IMAGE_TOOL) chart -chart charts/podnetwork-operator -out $(RELEASE_DIR)/chart/podnetwork-operator \
 	  -version $(VERSION) -repository $(IMAGE_REPO) $(if $(PIN_DIGEST),-digest "$$(cat $(RELEASE_DIR)/image/digest)")
-	$(HELM) package $(RELEASE_DIR)/chart/podnetwork-operator -d $(RELEASE_DIR)
+	@# helm stamps SOURCE_DATE_EPOCH (as the image build does: else HEAD's commit time) into the .tgz, so it is reproducible too.
+	SOURCE_DATE_EPOCH="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}" \
+	  $(HELM) package $(RELEASE_DIR)/chart/podnetwork-operator -d $(RELEASE_DIR)
 	$(IMAGE_TOOL) checksums -o $(RELEASE_DIR)/SHA256SUMS $(RELEASE_DIR)/*.tar $(RELEASE_DIR)/*.tgz
 	@cd $(RELEASE_DIR) && echo "release $(VERSION) in $(RELEASE_DIR):" && cat SHA256SUMS && echo "image $(IMAGE_REPO):$(VERSION)@$$(cat image/digest)"
 
