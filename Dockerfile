@@ -1,5 +1,8 @@
-# Builds the manager image. Needs a Docker engine (not available on the
-# project's build machines; `make build` builds the same binary without one).
+# Builds the manager image with a Docker engine. `make image` builds the same
+# image without one (hack/image, go-containerregistry): the same binary from
+# the same sources and flags, the same layout (scratch, /manager, user
+# 65532:65532), plus OCI labels and fixed timestamps so its digest is
+# reproducible. Keep the go build flags here and in hack/image/build.go equal.
 FROM golang:1.26 AS builder
 ARG TARGETOS
 ARG TARGETARCH
@@ -10,7 +13,7 @@ COPY main.go main.go
 COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -a -o manager .
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -o manager .
 
 # A static binary needs no base image. It runs as a non-root user; the chart
 # also runs it with a read-only root filesystem and every capability dropped.

@@ -10,7 +10,17 @@ HELM_VERSION ?= v4.3.2
 KWOK_VERSION ?= v0.8.0
 GOLANGCI_LINT_VERSION ?= v2.7.2
 
-IMG ?= podnetwork-operator:dev
+# The operator image: `make image` builds IMG; `make release` builds
+# IMAGE_REPO:VERSION. Registry hosts here are placeholders: use yours.
+IMAGE_REPO ?= podnetwork-operator
+VERSION ?= dev
+IMG ?= $(IMAGE_REPO):$(VERSION)
+# Platforms of `make image` and `make release`; PLATFORMS=host builds only
+# this machine's architecture (what `make test-e2e` runs).
+PLATFORMS ?= linux/amd64,linux/arm64
+# With PIN_DIGEST=1, `make release` also writes the image digest into the
+# chart, for images pulled from a registry (kind and ctr import by tag).
+PIN_DIGEST ?=
 GO ?= go
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -20,6 +30,9 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 HELM ?= $(LOCALBIN)/helm
 KWOK ?= $(LOCALBIN)/kwok
 ENVTEST_DIR ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
+IMAGE_TOOL ?= $(LOCALBIN)/image-tool
+IMAGE_DIR ?= $(LOCALBIN)/image
+RELEASE_DIR ?= $(LOCALBIN)/release
 
 # Paths written by `make manifests generate`; `make verify-generated` fails
 # when they differ from what is committed.
@@ -61,6 +74,7 @@ vet: ## Run go vet.
 .PHONY: lint
 lint: ## Lint: go vet plus a gofmt check (golangci-lint is not required).
 	$(GO) vet ./...
+	cd hack/image && $(GO) vet ./...
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 .PHONY: verify-generated
@@ -74,6 +88,7 @@ test: test-assets verify-generated lint helm-lint ## Run every test with -race a
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
 	  $(GO) test -race -count=1 $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory test-realconfig
+	@$(MAKE) --no-print-directory test-image
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
 # The root `go test ./...` does not enter nested modules; test/realconfig is
@@ -81,6 +96,14 @@ test: test-assets verify-generated lint helm-lint ## Run every test with -race a
 .PHONY: test-realconfig
 test-realconfig: ## Load every golden file of the kube-proxy and flannel adapters with real kube-proxy's and flannel's own loaders.
 	cd test/realconfig && $(GO) test -race -count=1 ./...
+
+# hack/image is its own module, which `go test ./...` above does not enter.
+# Its tests compile the operator (the host architecture only, unless
+# IMAGE_TEST_ALL_PLATFORMS=1) and gzip the image, so they run without -race,
+# which would only slow the compression down.
+.PHONY: test-image
+test-image: helm ## Image tests: config, no shell, labels, reproducible digest, push to an in-process registry and pull what the packaged chart names.
+	cd hack/image && HELM=$(HELM) $(GO) test -count=1 ./...
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME (default 10s each).
@@ -102,8 +125,40 @@ build: manifests generate ## Build the manager binary.
 run: manifests generate ## Run the manager against the cluster in ~/.kube/config.
 	$(GO) run . --leader-elect=false
 
+.PHONY: image-tool
+image-tool: ## Build bin/image-tool, the image builder (hack/image).
+	cd hack/image && $(GO) build -o $(IMAGE_TOOL) .
+
+.PHONY: image
+image: image-tool ## Build the operator image without Docker into bin/image/: oci-layout/, podnetwork-operator.tar (OCI archive), digest.
+	$(IMAGE_TOOL) build -root $(CURDIR) -out $(IMAGE_DIR) -ref $(IMG) -version $(VERSION) -platforms $(PLATFORMS)
+
+.PHONY: image-push
+image-push: image ## Push the image to IMG (e.g. IMAGE_REPO=registry.example/podnetwork-operator VERSION=0.2.0); prints it by digest.
+	$(IMAGE_TOOL) push -layout $(IMAGE_DIR)/oci-layout $(IMG)
+
+# make release stamps a copy of the chart in bin/release/chart, never the
+# committed one: the working tree stays clean, so `make verify-generated`
+# and the tests keep seeing the chart as committed, and two releases never
+# race on the same files. Bump the committed Chart.yaml in the release
+# commit if you want the repository to carry the version too.
+.PHONY: release
+release: image-tool helm ## Release VERSION=x.y.z into bin/release/: image archive, chart pointing at IMAGE_REPO:VERSION, SHA256SUMS.
+	@if [[ ! "$(VERSION)" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$$ ]]; then \
+	  echo "usage: make release VERSION=x.y.z [IMAGE_REPO=registry.example/podnetwork-operator] [PIN_DIGEST=1] (got VERSION=$(VERSION))" >&2; exit 1; fi
+	rm -rf $(RELEASE_DIR)
+	$(IMAGE_TOOL) build -root $(CURDIR) -out $(RELEASE_DIR)/image -tar $(RELEASE_DIR)/podnetwork-operator-image-$(VERSION).tar \
+	  -ref $(IMAGE_REPO):$(VERSION) -version $(VERSION) -platforms $(PLATFORMS)
+	$(IMAGE_TOOL) chart -chart charts/podnetwork-operator -out $(RELEASE_DIR)/chart/podnetwork-operator \
+	  -version $(VERSION) -repository $(IMAGE_REPO) $(if $(PIN_DIGEST),-digest "$$(cat $(RELEASE_DIR)/image/digest)")
+	@# helm stamps SOURCE_DATE_EPOCH (as the image build does: else HEAD's commit time) into the .tgz, so it is reproducible too.
+	SOURCE_DATE_EPOCH="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}" \
+	  $(HELM) package $(RELEASE_DIR)/chart/podnetwork-operator -d $(RELEASE_DIR)
+	$(IMAGE_TOOL) checksums -o $(RELEASE_DIR)/SHA256SUMS $(RELEASE_DIR)/*.tar $(RELEASE_DIR)/*.tgz
+	@cd $(RELEASE_DIR) && echo "release $(VERSION) in $(RELEASE_DIR):" && cat SHA256SUMS && echo "image $(IMAGE_REPO):$(VERSION)@$$(cat image/digest)"
+
 .PHONY: docker-build
-docker-build: ## Build the container image (needs a Docker engine).
+docker-build: ## Build the container image with a Docker engine instead (same binary and layout as make image).
 	docker build -t $(IMG) .
 
 ##@ Control plane and tools
@@ -152,9 +207,17 @@ demo: envtest-assets helm ## Run the demo on an embedded control plane (see READ
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" $(GO) run ./test/demo $(DEMO_FLAGS)
 
 .PHONY: test-e2e
-test-e2e: envtest-assets helm ## End-to-end: the chart in a real control plane, two operator processes, the story, RBAC, failover, upgrade, uninstall.
-	$(GO) build -o bin/manager .
-	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
+# The operator processes run the binary extracted from the image's layer
+# (this machine's architecture, built into its own directory so a
+# multi-arch `make image` in bin/image is left alone): a broken image fails
+# the suite.
+E2E_IMAGE_DIR ?= $(LOCALBIN)/e2e-image
+
+.PHONY: test-e2e
+test-e2e: envtest-assets helm image-tool ## End-to-end: the chart in a real control plane, two operator processes running the image's binary, the story, RBAC, failover, upgrade, uninstall.
+	$(IMAGE_TOOL) build -root $(CURDIR) -out $(E2E_IMAGE_DIR) -tar none -ref $(IMG) -version $(VERSION) -platforms host
+	$(IMAGE_TOOL) extract -layout $(E2E_IMAGE_DIR)/oci-layout -o $(E2E_IMAGE_DIR)/manager
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" E2E_MANAGER=$(E2E_IMAGE_DIR)/manager \
 	  $(GO) test -race -count=1 -tags e2e -timeout 20m ./test/e2e/ -ginkgo.v
 
 ##@ Benchmarks

@@ -65,7 +65,7 @@ var _ = BeforeSuite(func() {
 		"--set", "plugins[0].serviceAccount.name="+pluginName,
 		"--set", "plugins[0].serviceAccount.namespace="+pluginNamespace)
 
-	By("starting two operator processes as the chart's ServiceAccount")
+	By("starting two operator processes as the chart's ServiceAccount, from " + managerBinary())
 	kubeconfig, err := testEnv.WriteKubeconfig("operator", testEnv.ImpersonateServiceAccount(releaseNamespace, releaseName))
 	Expect(err).NotTo(HaveOccurred())
 	// The second starts once the first leads, so it never even tries to
@@ -93,7 +93,9 @@ func helm(args ...string) string {
 }
 
 // managerBinary is the operator binary under test: $E2E_MANAGER, else
-// bin/manager (`make test-e2e` builds it).
+// bin/manager. `make test-e2e` sets E2E_MANAGER to the binary it extracts
+// from the layer of the image `make image` builds, so the suite tests what
+// the chart deploys.
 func managerBinary() string {
 	if p := os.Getenv("E2E_MANAGER"); p != "" {
 		return p

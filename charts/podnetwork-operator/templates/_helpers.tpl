@@ -31,6 +31,15 @@ app.kubernetes.io/name: {{ include "podnetwork-operator.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
+{{/* The operator image: by digest when one is given, else by tag (the chart's appVersion by default). */}}
+{{- define "podnetwork-operator.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
 {{/* The ServiceAccount the operator runs as. */}}
 {{- define "podnetwork-operator.serviceAccountName" -}}
 {{- default (include "podnetwork-operator.fullname" .) .Values.serviceAccount.name }}

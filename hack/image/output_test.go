@@ -1,0 +1,37 @@
+package main
+
+import "testing"
+
+func TestRefAnnotations(t *testing.T) {
+	for ref, want := range map[string]string{
+		"podnetwork-operator:dev":                    "docker.io/library/podnetwork-operator:dev",
+		"podnetwork-operator":                        "docker.io/library/podnetwork-operator:latest",
+		"example/podnetwork-operator:1.0.0":          "docker.io/example/podnetwork-operator:1.0.0",
+		"registry.example/podnetwork-operator:0.2.0": "registry.example/podnetwork-operator:0.2.0",
+		"localhost:5000/team/podnetwork-operator:x":  "localhost:5000/team/podnetwork-operator:x",
+	} {
+		anns, err := refAnnotations(ref)
+		if err != nil {
+			t.Errorf("%s: %v", ref, err)
+			continue
+		}
+		if got := anns[annotationImageName]; got != want {
+			t.Errorf("%s: image name %q, want %q", ref, got, want)
+		}
+	}
+	if _, err := refAnnotations("podnetwork-operator@sha256:0123"); err == nil {
+		t.Error("a digest reference was accepted; the layout needs a tag")
+	}
+}
+
+func TestParsePlatforms(t *testing.T) {
+	ps, err := parsePlatforms("linux/arm64, linux/amd64")
+	if err != nil || len(ps) != 2 || ps[0].Architecture != "amd64" {
+		t.Errorf("parsePlatforms: %v %v, want amd64 then arm64", ps, err)
+	}
+	for _, bad := range []string{"windows/amd64", "linux/amd64,linux/amd64", ""} {
+		if _, err := parsePlatforms(bad); err == nil {
+			t.Errorf("parsePlatforms(%q) accepted", bad)
+		}
+	}
+}
