@@ -205,7 +205,9 @@ var _ = Describe("The range lifecycle with two reference consumers", Serial, fun
 		By("draining and releasing it when the admin removes it")
 		updateSpec(func(s *v1alpha1.PodNetworkSpec) { s.Ranges = nil })
 		Eventually(rangePhase("blue")).Should(BeEmpty(), "Draining, Released, then purged")
-		Expect(eventReasons()).To(ContainElements(
+		// Events are emitted after the status write that they announce, so
+		// the purge can be read before its event exists.
+		Eventually(eventReasons).Should(ContainElements(
 			"Normal/RangePending", "Normal/RangeActivated", "Normal/RangeDraining", "Normal/RangeReleased", "Normal/RangePurged"))
 	})
 
