@@ -232,3 +232,15 @@ func expand(s string, env []string) string {
 		return ref
 	})
 }
+
+func (c *container) logTail(lines int) string {
+	c.mu.Lock()
+	restarts := c.restarts
+	c.mu.Unlock()
+	b, err := os.ReadFile(filepath.Join(c.logDir, fmt.Sprintf("%s.%d.log", c.spec.Name, restarts)))
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}

@@ -247,3 +247,15 @@ func hostPort(addr netip.Addr, port int) string {
 
 // now is a metav1 time at the API's resolution.
 func now() metav1.Time { return metav1.NewTime(time.Now().Truncate(time.Second)) }
+
+// LogTails returns, per pod the stand-in runs, the last lines of its
+// program's current log, for a test to print when it fails.
+func (k *Kubelet) LogTails(lines int) map[string]string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := map[string]string{}
+	for _, c := range k.containers {
+		out[c.key.String()+" on "+c.node.Name] = c.logTail(lines)
+	}
+	return out
+}

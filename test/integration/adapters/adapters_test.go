@@ -36,6 +36,21 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 	// history so far (history_test.go).
 	AfterEach(func() { hist.check() })
 
+	// A failed spec shows what the adapters said and what the programs
+	// logged last, since the work directory goes with the cluster.
+	AfterEach(func() {
+		if !CurrentSpecReport().Failed() {
+			return
+		}
+		for _, name := range []string{kubeProxy, flannel} {
+			GinkgoWriter.Printf("consumer %s: %+v\nacks: %+v\n", name, ready(name)(), consumer(name).Status.Ranges)
+		}
+		GinkgoWriter.Printf("ranges: %+v\n", rangeStatus("base"))
+		for pod, tail := range kubelet.LogTails(15) {
+			GinkgoWriter.Printf("--- %s\n%s\n", pod, tail)
+		}
+	})
+
 	It("register as required consumers and adopt the existing configuration with one restart", func() {
 		for _, name := range []string{kubeProxy, flannel} {
 			Eventually(func() string { return consumer(name).Name }).Should(Equal(name))

@@ -57,7 +57,7 @@ func recordHistory() *history {
 	h := &history{}
 	wctx, cancel := context.WithCancel(ctx)
 	h.cancel = cancel
-	for _, list := range []client.ObjectList{&v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.ConfigMapList{}, &corev1.PodList{}, &corev1.NodeList{}} {
+	for _, list := range []client.ObjectList{&v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.ConfigMapList{}, &corev1.PodList{}} {
 		w, err := wc.Watch(wctx, list)
 		Expect(err).NotTo(HaveOccurred())
 		h.wg.Add(1)
@@ -85,7 +85,7 @@ func recordHistory() *history {
 // check asserts, over the recorded history:
 //
 //   - whenever an adapter wrote a new Accepted acknowledgement, every pod of
-//     its DaemonSet (one per node, terminating ones included) carried
+//     its DaemonSet (terminating ones included) carried
 //     the hash of the configuration the ConfigMap held at that revision, and
 //     for every phase but Released that configuration covered the range;
 //   - at every revision of a ConfigMap, its configuration covered every
@@ -104,7 +104,6 @@ func (h *history) check() {
 	texts := map[string]string{}                        // consumer → configuration text
 	pods := map[string]map[string]*corev1.Pod{}         // daemonSet → pod name → pod
 	acks := map[string][]v1alpha1.ConsumerRangeStatus{} // consumer → acknowledgements
-	nodes := map[string]bool{}
 	for _, c := range components {
 		pods[c.daemonSet] = map[string]*corev1.Pod{}
 	}
@@ -112,12 +111,6 @@ func (h *history) check() {
 		switch o := ev.obj.(type) {
 		case *v1alpha1.PodNetwork:
 			ranges = o.Status.Ranges
-		case *corev1.Node:
-			if ev.deleted {
-				delete(nodes, o.Name)
-			} else {
-				nodes[o.Name] = true
-			}
 		case *corev1.Pod:
 			for _, c := range components {
 				ref := o.OwnerReferences
@@ -160,7 +153,9 @@ func (h *history) check() {
 						continue
 					}
 					hash := adapters.ConfigHash(texts[c.consumer])
-					Expect(pods[c.daemonSet]).To(HaveLen(len(nodes)), "at revision %d %s accepted %s of %s", ev.rv, c.consumer, a.Phase, a.Name)
+					// Not one pod per node: a node that joined after the
+					// DaemonSet controller last counted has no pod yet, and
+					// its pod will start from the current template.
 					for _, p := range pods[c.daemonSet] {
 						Expect(p.Annotations[rollout.ConfigHashAnnotation]).To(Equal(hash),
 							"at revision %d %s accepted %s of %s while pod %s ran another configuration", ev.rv, c.consumer, a.Phase, a.Name, p.Name)
