@@ -3,6 +3,7 @@ package adapters_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -48,6 +49,10 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		GinkgoWriter.Printf("ranges: %+v\n", rangeStatus("base"))
 		for pod, tail := range kubelet.LogTails(15) {
 			GinkgoWriter.Printf("--- %s\n%s\n", pod, tail)
+		}
+		if b, err := os.ReadFile(filepath.Join(testCluster.WorkDir, "kube-controller-manager.log")); err == nil {
+			lines := strings.Split(string(b), "\n")
+			GinkgoWriter.Printf("--- kube-controller-manager\n%s\n", strings.Join(lines[max(0, len(lines)-40):], "\n"))
 		}
 	})
 
@@ -270,6 +275,11 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		for _, n := range nodeNames() {
 			Expect(subnetEnv(n)()).NotTo(HaveKey("FLANNEL_IPV6_NETWORK"), "node %s", n)
 		}
+		// kube-proxy runs a dual-stack clusterCIDR on IPv4-only nodes, so
+		// its adapter accepts the range once kube-proxy runs it everywhere.
+		Eventually(ackOf(kubeProxy, "v6")).Should(Equal("Pending/Accepted"))
+		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/16,fd00:10:244::/56\n"))
+		expectRunningWithoutRestart(before)
 	})
 
 	It("accepts the IPv6 range once every node running flannel has an IPv6 podCIDR, and a dual-stack flannel takes a second one", func() {
