@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -136,8 +137,11 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
-	registerMetrics(mgr.GetClient())
-	if err := setupControllers(mgr, opts); err != nil {
+	m, err := metrics.ForProcess(mgr.GetClient())
+	if err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	if err := setupControllers(mgr, opts, m); err != nil {
 		return err
 	}
 	if err := mgr.Start(ctx); err != nil {

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -43,6 +44,9 @@ type NodeIPAMReconciler struct {
 	Reader client.Reader
 	// Recorder emits CIDRNotAvailable events.
 	Recorder events.EventRecorder
+	// Metrics records allocation times and CIDRNotAvailable events; nil
+	// records nothing.
+	Metrics *metrics.Metrics
 
 	state *nodeIPAMState
 }
@@ -127,7 +131,7 @@ func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, block
 	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(NodeIPAMFieldManager))
 	switch {
 	case err == nil:
-		AllocationDurationSeconds.Observe(r.state.written(node.Name, node.UID, blocks).Seconds())
+		r.Metrics.ObserveAllocation(r.state.written(node.Name, node.UID, blocks))
 		ctrl.LoggerFrom(ctx).Info("Assigned podCIDRs", "podCIDRs", cidrs)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
@@ -194,7 +198,7 @@ func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node,
 	}
 	emit, period := r.state.backoff.Failure(node.Name)
 	if emit {
-		CIDRNotAvailableTotal.Inc()
+		r.Metrics.CIDRNotAvailable()
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
 	}
 	retry := period

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
@@ -100,7 +101,7 @@ func (o *NodeIPAMOptions) validate() error {
 // which must finish before anything is allocated, the Node reconciler that
 // assigns podCIDRs, and the PodNetwork reconciler that acknowledges range
 // phases and reports usage. All three run on the leader only.
-func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions) error {
+func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions, m *metrics.Metrics) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -122,6 +123,7 @@ func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions) error {
 		Client:   mgr.GetClient(),
 		Reader:   mgr.GetAPIReader(),
 		Recorder: mgr.GetEventRecorder(nodeIPAMEventSource),
+		Metrics:  m,
 		state:    state,
 	}).SetupWithManager(mgr, opts.Workers); err != nil {
 		return fmt.Errorf("setting up the NodeIPAM node controller: %w", err)

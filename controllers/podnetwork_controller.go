@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/internal/lifecycle"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -36,6 +37,8 @@ type PodNetworkReconciler struct {
 	StallAfter time.Duration
 	// Clock defaults to the real clock; tests inject a fake one.
 	Clock clock.PassiveClock
+	// Metrics records the transitions; nil records nothing.
+	Metrics *metrics.Metrics
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
@@ -69,7 +72,7 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err := r.writeStatus(ctx, pn, &out); err != nil {
 		return reconcile.Result{}, err
 	}
-	observeTransitions(pn.Status.Ranges, out.Ranges, consumers)
+	r.Metrics.ObserveTransitions(pn.Status.Ranges, out.Ranges, consumers)
 	r.emit(pn, out.Events)
 	if err := r.labelConsumers(ctx, consumers, out.Consumers); err != nil {
 		return reconcile.Result{}, err

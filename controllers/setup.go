@@ -3,20 +3,22 @@ package controllers
 import (
 	"fmt"
 
+	"podnetwork.io/operator/controllers/metrics"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // setupControllers registers every reconciler with the manager.
-func setupControllers(mgr ctrl.Manager, opts Options) error {
+func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	if err := (&PodNetworkReconciler{
 		Client:     mgr.GetClient(),
 		Recorder:   mgr.GetEventRecorder("podnetwork-lifecycle"),
 		StallAfter: opts.StallAfter,
+		Metrics:    m,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the PodNetwork lifecycle controller: %w", err)
 	}
 	if opts.NodeIPAM.Enabled {
-		if err := setupNodeIPAM(mgr, opts.NodeIPAM); err != nil {
+		if err := setupNodeIPAM(mgr, opts.NodeIPAM, m); err != nil {
 			return fmt.Errorf("setting up NodeIPAM: %w", err)
 		}
 	}
