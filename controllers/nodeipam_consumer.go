@@ -53,7 +53,7 @@ func (r *NodeIPAMNetworkReconciler) writeAcks(ctx context.Context, pn *podnetwor
 	status := podnetworkv1alpha1.PodNetworkConsumerStatus{
 		ObservedGeneration: self.Generation,
 		Conditions:         slices.Clone(self.Status.Conditions),
-		Ranges:             r.state.acks(pn, self.Status.Ranges, r.state.clock.Now()),
+		Ranges:             r.state.Acks(pn, self.Status.Ranges),
 	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type:               podnetworkv1alpha1.ConsumerReadyCondition,

@@ -48,7 +48,8 @@ type NodeIPAMReconciler struct {
 	// records nothing.
 	Metrics *metrics.Metrics
 
-	state *nodeIPAMState
+	state    *nodeipam.State
+	triggers *nodeIPAMTriggers
 }
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -63,35 +64,70 @@ type NodeIPAMReconciler struct {
 // the blocks of a node once its object is gone (not when its deletion
 // starts: finalizers may keep it, and its pods, around for long).
 func (r *NodeIPAMReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if r.state.park(req.Name) {
+	if r.state.Park(req.Name) {
 		return reconcile.Result{}, nil // retried when the rebuild finished
 	}
 	node, err := r.readNode(ctx, req.Name)
 	if apierrors.IsNotFound(err) {
-		r.state.gone(ctx, req.Name)
+		r.released(ctx, r.state.Gone(req.Name), "Released podCIDRs of a deleted node")
 		return reconcile.Result{}, nil
 	}
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	r.state.replaced(ctx, node.Name, node.UID)
+	r.released(ctx, r.state.Replaced(node.Name, node.UID), "Released podCIDRs of a replaced node object")
 	if len(node.Spec.PodCIDRs) > 0 {
-		r.state.observe(ctx, node)
+		r.observe(ctx, node)
 		return reconcile.Result{}, nil
 	}
 	if !node.DeletionTimestamp.IsZero() {
-		r.state.stopWaiting(node.Name)
+		r.state.StopWaiting(node.Name)
 		return reconcile.Result{}, nil
 	}
 
-	alloc, err := r.state.allocate(node)
+	alloc, err := r.state.Allocate(node)
 	switch {
-	case alloc.stale:
+	case alloc.Stale:
 		return reconcile.Result{RequeueAfter: staleCacheRetry}, nil
 	case err != nil:
 		return r.unavailable(ctx, node, alloc, err)
 	}
-	return r.write(ctx, node, alloc.blocks)
+	return r.write(ctx, node, alloc.Blocks)
+}
+
+// released logs the blocks a deleted or replaced node gave up, into
+// quarantine, and retries the nodes that wait for a block.
+func (r *NodeIPAMReconciler) released(ctx context.Context, blocks []netip.Prefix, msg string) {
+	if len(blocks) == 0 {
+		return
+	}
+	ctrl.LoggerFrom(ctx).Info(msg, "podCIDRs", blocks)
+	r.triggers.all()
+}
+
+// observe hands the podCIDRs a node has to the state, which confirms or
+// adopts them, and reports what it found.
+func (r *NodeIPAMReconciler) observe(ctx context.Context, node *corev1.Node) {
+	o := r.state.Observe(node)
+	if !o.Changed {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx)
+	if o.Adopted {
+		log.V(1).Info("Adopted podCIDRs NodeIPAM did not assign", "podCIDRs", o.PodCIDRs)
+	}
+	for _, c := range o.Conflicts {
+		log.Info("Node has a podCIDR overlapping another node's: another allocator is at work",
+			"podCIDR", c.Prefix, "otherNode", c.Other, "otherPodCIDR", c.OtherPrefix, "conflict", c.String())
+	}
+	r.triggers.reconcileNetwork()
+}
+
+// rejected returns the blocks of a write the API certainly did not store to
+// the pool, and retries the nodes that wait for one.
+func (r *NodeIPAMReconciler) rejected(name string) {
+	r.state.Rejected(name)
+	r.triggers.all()
 }
 
 // readNode reads the node from the cache, or from the API server when a
@@ -99,7 +135,7 @@ func (r *NodeIPAMReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 func (r *NodeIPAMReconciler) readNode(ctx context.Context, name string) (*corev1.Node, error) {
 	node := &corev1.Node{}
 	var reader client.Reader = r.Client
-	if w, ok := r.state.pending(name); ok && w.uncertain {
+	if r.state.OutcomeUnknown(name) {
 		reader = r.Reader
 	}
 	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
@@ -123,7 +159,7 @@ func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, block
 	}
 	patch, err := podCIDRsPatch(node.ResourceVersion, cidrs)
 	if err != nil {
-		r.state.rejected(node.Name) // nothing was sent
+		r.rejected(node.Name) // nothing was sent
 		return reconcile.Result{}, err
 	}
 	// The response is decoded into a scratch object: node stays as read.
@@ -131,17 +167,18 @@ func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, block
 	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(NodeIPAMFieldManager))
 	switch {
 	case err == nil:
-		r.Metrics.ObserveAllocation(r.state.written(node.Name, node.UID, blocks))
+		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
+		r.triggers.reconcileNetwork()
 		ctrl.LoggerFrom(ctx).Info("Assigned podCIDRs", "podCIDRs", cidrs)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
-		r.state.rejected(node.Name)
+		r.rejected(node.Name)
 		return reconcile.Result{}, nil // the delete event follows
 	case certainlyNotStored(err):
-		r.state.rejected(node.Name)
+		r.rejected(node.Name)
 		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s: %w", cidrs, node.Name, err)
 	default:
-		r.state.uncertain(node.Name)
+		r.state.Uncertain(node.Name)
 		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s, outcome unknown (the blocks stay reserved until the node is read again): %w",
 			cidrs, node.Name, err)
 	}
@@ -188,15 +225,15 @@ func certainlyNotStored(err error) bool {
 // at most once per backoff period, and a retry after that period, or sooner
 // when a quarantined block becomes reusable. A freed block or a range change
 // retries it at once. When no range is Active at all the node just waits.
-func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc allocation, err error) (reconcile.Result, error) {
+func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc nodeipam.Allocation, err error) (reconcile.Result, error) {
 	var ue *nodeipam.UnavailableError
 	if !errors.As(err, &ue) {
 		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", node.Name, err)
 	}
-	if !alloc.anyCandidate {
+	if !alloc.AnyCandidate {
 		return reconcile.Result{}, nil
 	}
-	emit, period := r.state.backoff.Failure(node.Name)
+	emit, period := r.state.Unavailable(node.Name)
 	if emit {
 		r.Metrics.CIDRNotAvailable()
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
@@ -205,7 +242,7 @@ func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node,
 	if ue.RetryIn > 0 && ue.RetryIn < retry {
 		retry = ue.RetryIn
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("No podCIDR available for node", "candidates", alloc.families,
+	ctrl.LoggerFrom(ctx).V(1).Info("No podCIDR available for node", "candidates", alloc.Families,
 		"reasons", ue.Reasons, "retryIn", retry, "eventEmitted", emit)
 	return reconcile.Result{RequeueAfter: retry}, nil
 }
@@ -217,7 +254,7 @@ func (r *NodeIPAMReconciler) SetupWithManager(mgr ctrl.Manager, workers int) err
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("node-ipam").
 		For(&corev1.Node{}, builder.WithPredicates(nodeUpdatePredicate(nodeIPAMRelevant))).
-		WatchesRawSource(r.state.nodeSource()).
+		WatchesRawSource(r.triggers.nodeSource(r.state)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }

@@ -17,7 +17,6 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/allocator"
 	"podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -60,7 +59,7 @@ func testPodNetwork() *podnetworkv1alpha1.PodNetwork {
 type ipamHarness struct {
 	t       *testing.T
 	r       *NodeIPAMReconciler
-	state   *nodeIPAMState
+	state   *nodeipam.State
 	c       client.Client
 	script  []patchOutcome
 	patches int
@@ -76,14 +75,13 @@ func newIPAMHarness(t *testing.T, nodes ...string) *ipamHarness {
 		WithInterceptorFuncs(interceptor.Funcs{Patch: h.patch}).Build()
 
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	h.state = newNodeIPAMState(clk, nodeipam.NewBackoff(0, 0, clk), podnetworkv1alpha1.IPv4)
-	cfg := nodeipam.NewConfig(testPodNetwork())
-	a := allocator.New(allocator.Options{RecycleDelay: cfg.RecycleDelay})
-	if err := a.SetRanges(cfg.Ranges); err != nil {
+	h.state = nodeipam.NewState(clk, nodeipam.NewBackoff(0, 0, clk), podnetworkv1alpha1.IPv4)
+	rebuild, err := nodeipam.NewRebuild(testPodNetwork())
+	if err != nil {
 		t.Fatal(err)
 	}
-	h.state.open(a, cfg, "1", 1, map[string]nodeRecord{}, nil)
-	h.r = &NodeIPAMReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state}
+	h.state.Open(rebuild)
+	h.r = &NodeIPAMReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, triggers: newNodeIPAMTriggers()}
 	return h
 }
 
@@ -137,9 +135,7 @@ func (h *ipamHarness) podCIDRs(node string) []string {
 
 func (h *ipamHarness) holdings() map[string][]string {
 	out := map[string][]string{}
-	h.state.mu.Lock()
-	defer h.state.mu.Unlock()
-	for _, hd := range h.state.alloc.Holdings() {
+	for _, hd := range h.state.Holdings() {
 		out[hd.Owner] = append(out[hd.Owner], hd.Prefix.String())
 	}
 	return out
@@ -226,7 +222,7 @@ func TestNodeIPAMWriteOutcomes(t *testing.T) {
 			if got := h.holdings(); !maps.EqualFunc(got, tt.wantHeld, slices.Equal) {
 				t.Fatalf("holdings = %v, want %v", got, tt.wantHeld)
 			}
-			if q := h.state.alloc.Quarantine(); len(q) != 0 {
+			if q := h.state.Quarantine(); len(q) != 0 {
 				t.Fatalf("quarantine = %v, want none: no block was freed by a deleted node", q)
 			}
 		})
@@ -247,11 +243,11 @@ func TestNodeIPAMDrainingAckWaitsForWrites(t *testing.T) {
 	draining.ResourceVersion, draining.Generation = "2", 2
 	draining.Spec.Ranges = nil
 	draining.Status.Ranges[0].Phase = podnetworkv1alpha1.RangePhaseDraining
-	if err := h.state.sync(context.Background(), draining); err != nil {
+	if _, err := h.state.Sync(draining); err != nil {
 		t.Fatal(err)
 	}
 	ack := func() *podnetworkv1alpha1.ConsumerRangeStatus {
-		acks := h.state.acks(draining, nil, time.Now())
+		acks := h.state.Acks(draining, nil)
 		if len(acks) == 0 {
 			return nil
 		}

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,7 +34,8 @@ type NodeIPAMNetworkReconciler struct {
 	// (recycle delays, event backoff) may be a fake one in tests.
 	Clock clock.PassiveClock
 
-	state     *nodeIPAMState
+	state     *nodeipam.State
+	triggers  *nodeIPAMTriggers
 	lastWrite time.Time
 }
 
@@ -42,7 +44,7 @@ type NodeIPAMNetworkReconciler struct {
 // before the acknowledgements: NodeIPAM gives up the usage of a Released
 // range before acknowledging Released, so the lifecycle can purge it.
 func (r *NodeIPAMNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if !r.state.isOpen() {
+	if !r.state.IsOpen() {
 		return reconcile.Result{}, nil // the rebuild kicks this when it finished
 	}
 	pn := &podnetworkv1alpha1.PodNetwork{}
@@ -50,9 +52,9 @@ func (r *NodeIPAMNetworkReconciler) Reconcile(ctx context.Context, req reconcile
 		if !apierrors.IsNotFound(err) {
 			return reconcile.Result{}, fmt.Errorf("reading PodNetwork %s: %w", req.Name, err)
 		}
-		return reconcile.Result{}, r.state.sync(ctx, nil)
+		return reconcile.Result{}, r.sync(ctx, nil)
 	}
-	if err := r.state.sync(ctx, pn); err != nil {
+	if err := r.sync(ctx, pn); err != nil {
 		return reconcile.Result{}, err
 	}
 	requeue, err := r.writeReport(ctx, pn)
@@ -63,6 +65,38 @@ func (r *NodeIPAMNetworkReconciler) Reconcile(ctx context.Context, req reconcile
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// sync applies the PodNetwork (nil when there is none) to the state, logs
+// the ranges it cannot use and retries the waiting nodes when the ranges,
+// the policy or the candidates changed.
+func (r *NodeIPAMNetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
+	res, err := r.state.Sync(pn)
+	if err != nil {
+		return err
+	}
+	logConfigProblems(ctx, res.Problems)
+	if res.Retry {
+		ctrl.LoggerFrom(ctx).V(1).Info("Applied PodNetwork to the node allocator",
+			"ranges", len(res.Config.Ranges), "candidates", len(res.Config.Candidates),
+			"recycleDelay", res.Config.RecycleDelay, "whenExhausted", res.Config.WhenExhausted.String())
+		r.triggers.retryNodes()
+	}
+	return nil
+}
+
+// logConfigProblems logs the ranges NodeIPAM cannot use and the invalid
+// nodeSelector terms when they appear or change. They are not errors of the
+// reconcile: the range is rejected (Pending) or its terms match no node.
+func logConfigProblems(ctx context.Context, problems []nodeipam.ConfigProblem) {
+	log := ctrl.LoggerFrom(ctx)
+	for _, p := range problems {
+		if p.Selector {
+			log.Info("Range nodeSelector has invalid terms, which match no node", "range", p.Range, "reason", p.Reason)
+		} else {
+			log.Info("Range cannot be used by the node allocator", "range", p.Range, "reason", p.Reason)
+		}
+	}
 }
 
 // SetupWithManager watches PodNetwork "default", NodeIPAM's own
@@ -79,6 +113,6 @@ func (r *NodeIPAMNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("node-ipam-podnetwork").
 		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(NodeIPAMConsumerName))).
-		WatchesRawSource(r.state.networkSource()).
+		WatchesRawSource(r.triggers.networkSource()).
 		Complete(r)
 }

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/allocator"
 	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -27,10 +26,11 @@ const rebuildPageSize = 500
 // podCIDRs, kubernetes/kubernetes#29058). A replica that loses leadership
 // exits, so every leadership gain starts here.
 type nodeIPAMRebuild struct {
-	state  *nodeIPAMState
-	cache  cache.Cache
-	client client.Client // cached reads, and the consumer registration
-	reader client.Reader // API server reads
+	state    *nodeipam.State
+	triggers *nodeIPAMTriggers
+	cache    cache.Cache
+	client   client.Client // cached reads, and the consumer registration
+	reader   client.Reader // API server reads
 }
 
 // NeedLeaderElection makes the rebuild, like the reconcilers, leader-only.
@@ -58,10 +58,10 @@ func (r *nodeIPAMRebuild) Start(ctx context.Context) error {
 	return err
 }
 
-// rebuild registers the consumer, builds a fresh allocator from the
-// PodNetwork and a complete, paginated LIST of nodes from the API server
-// (not the cache, which may not show the last writes of the previous
-// leader yet), restores the persisted quarantine and opens the gate.
+// rebuild registers the consumer, rebuilds the state from the PodNetwork
+// and a complete, paginated LIST of nodes from the API server (not the
+// cache, which may not show the last writes of the previous leader yet),
+// restores the persisted quarantine and opens the gate.
 //
 // The ranges come from the cached PodNetwork, as every later sync does, so
 // the phases NodeIPAM applies never go back in time; the quarantine comes
@@ -80,34 +80,25 @@ func (r *nodeIPAMRebuild) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-
-	cfg := nodeipam.NewConfig(cached)
-	a := allocator.New(allocator.Options{RecycleDelay: cfg.RecycleDelay, WhenExhausted: cfg.WhenExhausted})
-	if err := a.SetRanges(cfg.Ranges); err != nil {
-		return fmt.Errorf("configuring the node allocator: %w", err)
-	}
-	nodes, holdings, err := r.reserveAll(ctx, a)
+	b, err := nodeipam.NewRebuild(cached)
 	if err != nil {
 		return err
 	}
-	if live != nil {
-		a.RestoreQuarantine(nodeipam.QuarantineEntries(live.Status.Quarantine))
+	if err := r.addNodes(ctx, b); err != nil {
+		return err
 	}
-	conflicts := nodeipam.FindOverlaps(holdings)
+	b.RestoreQuarantine(live)
+	sum := r.state.Open(b)
+	r.triggers.all()
 
-	rv, gen := "", int64(0)
-	if cached != nil {
-		rv, gen = cached.ResourceVersion, cached.Generation
-	}
-	logConfigProblems(ctx, &nodeipam.Config{}, &cfg)
+	logConfigProblems(ctx, sum.Problems)
 	log := ctrl.LoggerFrom(ctx)
-	for _, c := range conflicts {
+	for _, c := range sum.Conflicts {
 		log.Info("Nodes have overlapping podCIDRs: another allocator is or was at work", "conflict", c.String())
 	}
-	r.state.open(a, cfg, rv, gen, nodes, conflicts)
 	log.Info("Rebuilt the node allocator from the API; allocating",
-		"nodesWithPodCIDRs", len(nodes), "podCIDRs", len(holdings), "outsideEveryRange", len(a.Unmanaged()),
-		"conflicts", len(conflicts), "quarantined", len(a.Quarantine()), "ranges", len(cfg.Ranges), "duration", time.Since(start))
+		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
+		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "ranges", sum.Ranges, "duration", time.Since(start))
 	return nil
 }
 
@@ -124,33 +115,22 @@ func (r *nodeIPAMRebuild) podNetwork(ctx context.Context, reader client.Reader) 
 	return pn, nil
 }
 
-// reserveAll reserves the podCIDRs of every node, page by page, and returns
-// the nodes' records and every podCIDR for the overlap check.
-func (r *nodeIPAMRebuild) reserveAll(ctx context.Context, a *allocator.Allocator) (map[string]nodeRecord, []nodeipam.Holding, error) {
-	records := map[string]nodeRecord{}
-	var holdings []nodeipam.Holding
+// addNodes adds every node to the rebuild, page by page.
+func (r *nodeIPAMRebuild) addNodes(ctx context.Context, b *nodeipam.Rebuild) error {
 	list := &corev1.NodeList{}
 	opts := []client.ListOption{client.Limit(rebuildPageSize)}
 	for {
 		if err := r.reader.List(ctx, list, opts...); err != nil {
-			return nil, nil, fmt.Errorf("listing nodes: %w", err)
+			return fmt.Errorf("listing nodes: %w", err)
 		}
 		for i := range list.Items {
 			n := &list.Items[i]
-			cidrs := parsePodCIDRs(n.Spec.PodCIDRs)
-			if len(cidrs) == 0 {
-				continue
+			if err := b.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
+				return err
 			}
-			for _, p := range cidrs {
-				if err := a.Reserve(n.Name, p); err != nil {
-					return nil, nil, fmt.Errorf("reserving podCIDR %s of node %s: %w", p, n.Name, err)
-				}
-				holdings = append(holdings, nodeipam.Holding{Node: n.Name, Prefix: p})
-			}
-			records[n.Name] = nodeRecord{uid: n.UID, cidrs: cidrs}
 		}
 		if list.Continue == "" {
-			return records, holdings, nil
+			return nil
 		}
 		opts = []client.ListOption{client.Limit(rebuildPageSize), client.Continue(list.Continue)}
 	}

@@ -7,10 +7,13 @@ import (
 	"net/netip"
 	"strconv"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 	"podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -73,7 +76,7 @@ func (p *pagedNodes) List(_ context.Context, obj client.ObjectList, opts ...clie
 }
 
 // BenchmarkNodeIPAMRebuild measures the start-up rebuild through its real
-// code (reserveAll, then the overlap check) from 5,000 and 65,000 listed
+// code (addNodes, then the overlap check as the state opens) from 5,000 and 65,000 listed
 // nodes in pages of rebuildPageSize, and reports the heap the rebuilt state
 // retains (allocator and per-node records). Decoding the LIST is not
 // included: BenchmarkNodeTransform covers what a Node costs to hold. The
@@ -85,22 +88,32 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	pn := &podnetworkv1alpha1.PodNetwork{
+		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
+		Spec: podnetworkv1alpha1.PodNetworkSpec{
+			Ranges:     []podnetworkv1alpha1.PodCIDRRange{{Name: "r", CIDR: cluster.String(), NodeMaskSize: ptr.To[int32](24)}},
+			Allocation: podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](60)},
+		},
+		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
+			{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},
+		}},
+	}
 	for _, n := range []int{5000, 65000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			rb := &nodeIPAMRebuild{reader: newPagedNodes(n, r)}
 			build := func() any {
-				a := allocator.New(allocator.Options{RecycleDelay: time.Minute})
-				if err := a.SetRanges([]allocator.RangeSpec{{Name: "r", Prefix: cluster, NodeMaskSize: 24, Active: true}}); err != nil {
-					b.Fatal(err)
-				}
-				records, holdings, err := rb.reserveAll(context.Background(), a)
+				rebuild, err := nodeipam.NewRebuild(pn)
 				if err != nil {
 					b.Fatal(err)
 				}
-				if c := nodeipam.FindOverlaps(holdings); len(c) != 0 {
+				if err := rb.addNodes(context.Background(), rebuild); err != nil {
+					b.Fatal(err)
+				}
+				state := nodeipam.NewState(clock.RealClock{}, nil, podnetworkv1alpha1.IPv4)
+				if c := state.Open(rebuild).Conflicts; len(c) != 0 {
 					b.Fatalf("unexpected conflicts: %v", c)
 				}
-				return []any{a, records}
+				return state
 			}
 			retained := retainedBytes(1, build)
 			b.ReportAllocs()

@@ -19,8 +19,7 @@ import (
 // when to look again: at the end of the interval if a write was held back,
 // or when the next quarantined block becomes free.
 func (r *NodeIPAMNetworkReconciler) writeReport(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (time.Duration, error) {
-	now := r.state.clock.Now()
-	rep, expiry, ok := r.state.report(now)
+	rep, expiry, ok := r.state.Report()
 	if !ok {
 		return 0, nil
 	}

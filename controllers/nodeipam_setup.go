@@ -109,13 +109,15 @@ func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions, m *metrics.Metrics) e
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	state := newNodeIPAMState(clk, nodeipam.NewBackoff(opts.EventBackoff, opts.MaxEventBackoff, clk),
+	state := nodeipam.NewState(clk, nodeipam.NewBackoff(opts.EventBackoff, opts.MaxEventBackoff, clk),
 		podnetworkv1alpha1.IPFamily(opts.PrimaryIPFamily))
+	triggers := newNodeIPAMTriggers()
 	if err := mgr.Add(&nodeIPAMRebuild{
-		state:  state,
-		cache:  mgr.GetCache(),
-		client: mgr.GetClient(),
-		reader: mgr.GetAPIReader(),
+		state:    state,
+		triggers: triggers,
+		cache:    mgr.GetCache(),
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
@@ -125,6 +127,7 @@ func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions, m *metrics.Metrics) e
 		Recorder: mgr.GetEventRecorder(nodeIPAMEventSource),
 		Metrics:  m,
 		state:    state,
+		triggers: triggers,
 	}).SetupWithManager(mgr, opts.Workers); err != nil {
 		return fmt.Errorf("setting up the NodeIPAM node controller: %w", err)
 	}
@@ -133,6 +136,7 @@ func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions, m *metrics.Metrics) e
 		Reader:         mgr.GetAPIReader(),
 		StatusInterval: opts.StatusInterval,
 		state:          state,
+		triggers:       triggers,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the NodeIPAM PodNetwork controller: %w", err)
 	}

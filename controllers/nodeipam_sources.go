@@ -5,24 +5,58 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
-// nodeSource enqueues every waiting node whenever the state is kicked: the
-// gate opened, the ranges or the recycle policy changed, or a block was
-// freed. Kicks coalesce, and the queue de-duplicates nodes, so a burst of
-// releases costs one pass over the waiting nodes per reconcile round, not
-// one per release.
-func (s *nodeIPAMState) nodeSource() source.Source {
+// nodeIPAMTriggers wakes NodeIPAM's two reconcilers when the state's
+// decisions call for it. Both signals coalesce (a buffer of one), so
+// triggering often is cheap.
+type nodeIPAMTriggers struct {
+	nodes   chan struct{} // retry the waiting nodes
+	network chan struct{} // reconcile the PodNetwork side
+}
+
+func newNodeIPAMTriggers() *nodeIPAMTriggers {
+	return &nodeIPAMTriggers{nodes: make(chan struct{}, 1), network: make(chan struct{}, 1)}
+}
+
+// all retries the waiting nodes and reconciles the PodNetwork side: the gate
+// opened, or a block went back to the pool.
+func (t *nodeIPAMTriggers) all() {
+	t.retryNodes()
+	t.reconcileNetwork()
+}
+
+func (t *nodeIPAMTriggers) retryNodes() {
+	select {
+	case t.nodes <- struct{}{}:
+	default:
+	}
+}
+
+func (t *nodeIPAMTriggers) reconcileNetwork() {
+	select {
+	case t.network <- struct{}{}:
+	default:
+	}
+}
+
+// nodeSource enqueues every waiting node of state whenever the nodes are
+// triggered: the gate opened, the ranges or the recycle policy changed, or a
+// block was freed. Triggers coalesce, and the queue de-duplicates nodes, so
+// a burst of releases costs one pass over the waiting nodes per reconcile
+// round, not one per release.
+func (t *nodeIPAMTriggers) nodeSource(state *nodeipam.State) source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		go func() {
 			for {
 				select {
 				case <-ctx.Done():
 					return
-				case <-s.kickNodes:
-					for _, name := range s.waitingNodes() {
+				case <-t.nodes:
+					for _, name := range state.WaitingNodes() {
 						q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
 					}
 				}
@@ -32,16 +66,17 @@ func (s *nodeIPAMState) nodeSource() source.Source {
 	})
 }
 
-// networkSource enqueues PodNetwork "default" whenever the state is kicked,
-// so usage, quarantine and acknowledgements follow allocations and releases.
-func (s *nodeIPAMState) networkSource() source.Source {
+// networkSource enqueues PodNetwork "default" whenever the network side is
+// triggered, so usage, quarantine and acknowledgements follow allocations
+// and releases.
+func (t *nodeIPAMTriggers) networkSource() source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		go func() {
 			for {
 				select {
 				case <-ctx.Done():
 					return
-				case <-s.kickNetwork:
+				case <-t.network:
 					q.Add(podNetworkRequest)
 				}
 			}
