@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"podnetwork.io/operator/controllers/watches"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -51,7 +52,7 @@ func TestAdapterOptionsValidate(t *testing.T) {
 }
 
 func TestAdapterCacheOptions(t *testing.T) {
-	base := cacheOptions()
+	base := watches.CacheOptions()
 	if got := adapterCacheOptions(base, DefaultAdapterOptions()); len(got.ByObject) != len(base.ByObject) {
 		t.Errorf("no adapter enabled: ByObject = %v, want it unchanged", got.ByObject)
 	}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,7 +20,7 @@ import (
 // Waiting (for a rollout, a pod, a node's proof) is event-driven; nothing
 // polls.
 func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	one := enqueuePodNetwork()
+	one := watches.EnqueuePodNetwork()
 	named := func(nn types.NamespacedName) builder.Predicates {
 		return builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return o.GetNamespace() == nn.Namespace && o.GetName() == nn.Name
@@ -35,7 +36,7 @@ func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			ref := metav1.GetControllerOf(o)
 			return o.GetNamespace() == r.DaemonSet.Namespace && ref != nil && ref.Kind == "DaemonSet" && ref.Name == r.DaemonSet.Name
 		}))).
-		Watches(&corev1.Node{}, one, builder.WithPredicates(nodeUpdatePredicate(adapterNodeChanged))).
+		Watches(&corev1.Node{}, one, builder.WithPredicates(watches.NodeUpdate(adapterNodeChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, one).
 		Complete(r)
 }
@@ -44,7 +45,7 @@ func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // reads: podCIDRs, addresses and the NetworkUnavailable condition (flannel's
 // proof). Heartbeats of other conditions do not wake the adapters.
 func adapterNodeChanged(oldNode, newNode *corev1.Node) bool {
-	return nodeNetworkChanged(oldNode, newNode) ||
+	return watches.NodeNetworkChanged(oldNode, newNode) ||
 		!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
 }
 

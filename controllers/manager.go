@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/watches"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -113,7 +114,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg.Burst = opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme(),
-		Cache:                   adapterCacheOptions(cacheOptions(), opts.Adapters),
+		Cache:                   adapterCacheOptions(watches.CacheOptions(), opts.Adapters),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		PprofBindAddress:        opts.PprofBindAddress,

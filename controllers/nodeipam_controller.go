@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -253,7 +254,7 @@ func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node,
 func (r *NodeIPAMReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("node-ipam").
-		For(&corev1.Node{}, builder.WithPredicates(nodeUpdatePredicate(nodeIPAMRelevant))).
+		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(nodeIPAMRelevant))).
 		WatchesRawSource(r.triggers.nodeSource(r.state)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -105,7 +106,7 @@ func (r *NodeIPAMNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	toDefault := enqueuePodNetwork()
+	toDefault := watches.EnqueuePodNetwork()
 	named := func(name string) predicate.Predicate {
 		return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == name })
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,13 +33,55 @@ type pagedNodes struct {
 }
 
 func newPagedNodes(n int, r allocator.Range) *pagedNodes {
-	stripped, _ := TransformNode(bigNode("template"))
-	p := &pagedNodes{template: *stripped.(*corev1.Node), names: make([]string, n), cidrs: make([]string, n)}
+	p := &pagedNodes{template: strippedNode(), names: make([]string, n), cidrs: make([]string, n)}
 	for i := range n {
 		p.names[i] = fmt.Sprintf("ip-10-0-%d-%d.eu-west-1.compute.internal", i/256, i%256)
 		p.cidrs[i] = r.Block(i).String()
 	}
 	return p
+}
+
+// strippedNode is a Node of a busy cloud VM as watches.TransformNode leaves
+// it: what the controllers read, nothing else.
+func strippedNode() corev1.Node {
+	return corev1.Node{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "template", UID: "6f1d0c2e-9b7a-4c1e-8f3d-template", ResourceVersion: "123456789",
+			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+			Labels: map[string]string{
+				"kubernetes.io/hostname": "template", "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+				"node.kubernetes.io/instance-type": "m6i.4xlarge", "topology.kubernetes.io/zone": "eu-west-1a",
+				"topology.kubernetes.io/region": "eu-west-1", "node-pool": "general",
+			},
+		},
+		Spec: corev1.NodeSpec{ProviderID: "aws:///eu-west-1a/i-0123456789abcdef0"},
+		Status: corev1.NodeStatus{
+			Addresses: []corev1.NodeAddress{
+				{Type: corev1.NodeInternalIP, Address: "10.20.30.40"},
+				{Type: corev1.NodeHostName, Address: "ip-10-20-30-40.eu-west-1.compute.internal"},
+			},
+			Conditions: []corev1.NodeCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady", Message: "kubelet is posting ready status"},
+				{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionFalse, Reason: "FlannelIsUp", Message: "Flannel is running on this node"},
+			},
+		},
+	}
+}
+
+// retainedBytes returns the live heap held by n objects made by mk.
+func retainedBytes(n int, mk func() any) float64 {
+	keep := make([]any, n)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range keep {
+		keep[i] = mk()
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(keep)
+	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
 }
 
 func (p *pagedNodes) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {

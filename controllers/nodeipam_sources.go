@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -77,7 +78,7 @@ func (t *nodeIPAMTriggers) networkSource() source.Source {
 				case <-ctx.Done():
 					return
 				case <-t.network:
-					q.Add(podNetworkRequest)
+					q.Add(watches.PodNetworkRequest)
 				}
 			}
 		}()

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/lifecycle"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -173,12 +174,12 @@ func (r *PodNetworkReconciler) clock() clock.PassiveClock {
 // Draining ranges; their addresses must stay outside every range) and
 // ServiceCIDRs (no range may overlap them).
 func (r *PodNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	toDefault := enqueuePodNetwork()
+	toDefault := watches.EnqueuePodNetwork()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podnetwork-lifecycle").
 		For(&podnetworkv1alpha1.PodNetwork{}).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(nodeUpdatePredicate(nodeNetworkChanged))).
+		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }

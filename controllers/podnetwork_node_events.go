@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
+	"podnetwork.io/operator/controllers/watches"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -25,7 +26,7 @@ const NodeEventCoalescing = time.Second
 // PodNetwork and consumer events still enqueue at once.
 func coalescedNodeEvents(delay time.Duration) handler.EventHandler {
 	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		q.AddAfter(podNetworkRequest, delay)
+		q.AddAfter(watches.PodNetworkRequest, delay)
 	}
 	return handler.Funcs{
 		CreateFunc: func(_ context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {

@@ -1,4 +1,4 @@
-package controllers
+package watches
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// podNetworkRequest is the only request of the controllers that work on the
+// PodNetworkRequest is the only request of the controllers that work on the
 // whole pod network (lifecycle, NodeIPAM's status, the adapters): every
 // event they watch maps to the singleton PodNetwork "default".
-var podNetworkRequest = reconcile.Request{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}
+var PodNetworkRequest = reconcile.Request{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}
 
-// enqueuePodNetwork maps any event to podNetworkRequest.
-func enqueuePodNetwork() handler.EventHandler {
+// EnqueuePodNetwork maps any event to PodNetworkRequest.
+func EnqueuePodNetwork() handler.EventHandler {
 	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{podNetworkRequest}
+		return []reconcile.Request{PodNetworkRequest}
 	})
 }

@@ -1,4 +1,4 @@
-package controllers
+package watches
 
 import (
 	"slices"
@@ -9,11 +9,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
-// nodeUpdatePredicate passes node creations, deletions and generic events,
+// NodeUpdate passes node creations, deletions and generic events,
 // and the updates for which changed(old, new) holds. Each controller names
 // the node fields it reads, so heartbeats (a status write every few seconds
 // per node) wake none of them.
-func nodeUpdatePredicate(changed func(oldNode, newNode *corev1.Node) bool) predicate.Predicate {
+func NodeUpdate(changed func(oldNode, newNode *corev1.Node) bool) predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
@@ -26,9 +26,9 @@ func nodeUpdatePredicate(changed func(oldNode, newNode *corev1.Node) bool) predi
 	}
 }
 
-// nodeNetworkChanged reports whether a node's podCIDRs or addresses changed:
+// NodeNetworkChanged reports whether a node's podCIDRs or addresses changed:
 // the node fields the lifecycle reads, and part of what the adapters read.
-func nodeNetworkChanged(oldNode, newNode *corev1.Node) bool {
+func NodeNetworkChanged(oldNode, newNode *corev1.Node) bool {
 	return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
 		!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses)
 }

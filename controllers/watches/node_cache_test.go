@@ -1,4 +1,4 @@
-package controllers
+package watches
 
 import (
 	"encoding/json"

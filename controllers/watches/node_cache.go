@@ -1,4 +1,4 @@
-package controllers
+package watches
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -7,11 +7,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// cacheOptions configures the manager's informer cache. Nodes are the
+// CacheOptions configures the manager's informer cache. Nodes are the
 // largest objects the operator watches (images, volumes, managedFields and
 // heartbeat conditions make a typical one 10-30 KiB) and a cluster may have
 // 65,000 of them, so the cache keeps only what the controllers read.
-func cacheOptions() cache.Options {
+func CacheOptions() cache.Options {
 	return cache.Options{
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Node{}: {Transform: TransformNode},
