@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,8 +45,8 @@ type Options struct {
 	// NodeIPAM configures the built-in multi-range NodeIPAM (nodeipam_setup.go).
 	NodeIPAM NodeIPAMOptions
 
-	// Adapters configures the kube-proxy and flannel adapters (adapter_setup.go).
-	Adapters AdapterOptions
+	// Adapters configures the kube-proxy and flannel adapters (controllers/adapters).
+	Adapters adapters.Options
 
 	// SkipControllerNameValidation lets one process run the manager more
 	// than once (tests that restart the operator in-process). Not a flag.
@@ -65,7 +66,7 @@ func DefaultOptions() Options {
 		KubeAPIBurst:           200,
 		StallAfter:             10 * time.Minute,
 		NodeIPAM:               DefaultNodeIPAMOptions(),
-		Adapters:               DefaultAdapterOptions(),
+		Adapters:               adapters.DefaultOptions(),
 	}
 }
 
@@ -114,7 +115,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg.Burst = opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme(),
-		Cache:                   adapterCacheOptions(watches.CacheOptions(), opts.Adapters),
+		Cache:                   adapters.CacheOptions(watches.CacheOptions(), opts.Adapters),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 		PprofBindAddress:        opts.PprofBindAddress,

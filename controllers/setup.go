@@ -3,6 +3,7 @@ package controllers
 import (
 	"fmt"
 
+	"podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/controllers/metrics"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
@@ -22,7 +23,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error 
 			return fmt.Errorf("setting up NodeIPAM: %w", err)
 		}
 	}
-	if err := setupAdapters(mgr, opts.Adapters); err != nil {
+	if err := adapters.Setup(mgr, opts.Adapters); err != nil {
 		return fmt.Errorf("setting up adapters: %w", err)
 	}
 	return nil

@@ -232,7 +232,7 @@ func createProbeService() {
 	}
 	Expect(k8sClient.Create(ctx, svc)).To(Succeed())
 	Expect(k8sClient.Create(ctx, &discoveryv1.EndpointSlice{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "probe-1", Labels: map[string]string{discoveryv1.LabelServiceName: "probe"}},
+		ObjectMeta:  metav1.ObjectMeta{Namespace: "default", Name: "probe-1", Labels: map[string]string{discoveryv1.LabelServiceName: "probe"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{netnode.Gateway4.Addr().String()},
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},

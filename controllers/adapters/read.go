@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	"context"
@@ -11,27 +11,27 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/adapters"
+	adaptercore "podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// adapterScope is everything one reconcile of an adapter reads. A nil
+// scope is everything one reconcile of an adapter reads. A nil
 // PodNetwork, ConfigMap or DaemonSet means it does not exist.
-type adapterScope struct {
+type scope struct {
 	self  *podnetworkv1alpha1.PodNetworkConsumer
 	pn    *podnetworkv1alpha1.PodNetwork
 	cm    *corev1.ConfigMap
 	ds    *appsv1.DaemonSet
 	pods  []corev1.Pod // the DaemonSet's pods
 	nodes []corev1.Node
-	input adapters.Input
+	input adaptercore.Input
 }
 
-// read fills an adapterScope. Missing objects are not errors: the outcome
+// read fills an scope. Missing objects are not errors: the outcome
 // reports them.
-func (r *AdapterReconciler) read(ctx context.Context, self *podnetworkv1alpha1.PodNetworkConsumer) (*adapterScope, error) {
-	s := &adapterScope{self: self}
+func (r *Reconciler) read(ctx context.Context, self *podnetworkv1alpha1.PodNetworkConsumer) (*scope, error) {
+	s := &scope{self: self}
 	pn := &podnetworkv1alpha1.PodNetwork{}
 	if err := getOptional(ctx, r.Client, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn, &s.pn); err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (r *AdapterReconciler) read(ctx context.Context, self *podnetworkv1alpha1.P
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
-	s.input = adapterInput(s.pn, self, s.nodes, serviceCIDRs.Items, r.Limits)
+	s.input = readInput(s.pn, self, s.nodes, serviceCIDRs.Items, r.Limits)
 	s.input.RunningOn = rollout.NodesOf(s.pods)
 	return s, nil
 }
@@ -82,17 +82,17 @@ func getOptional[T client.Object](ctx context.Context, c client.Client, key clie
 	return nil
 }
 
-// adapterInput converts what was read into the pure adapters.Input.
+// readInput converts what was read into the pure adaptercore.Input.
 // Unparseable addresses and prefixes are skipped: the apiserver validates
 // them, so they only come from a broken object, which must not stop the
 // adapter.
-func adapterInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNetworkConsumer,
-	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits adapters.Limits) adapters.Input {
-	in := adapters.Input{PodNetwork: pn, Previous: self.Status.Ranges, Limits: limits}
+func readInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNetworkConsumer,
+	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits adaptercore.Limits) adaptercore.Input {
+	in := adaptercore.Input{PodNetwork: pn, Previous: self.Status.Ranges, Limits: limits}
 	for i := range serviceCIDRs {
 		for _, c := range serviceCIDRs[i].Spec.CIDRs {
 			if p, err := netip.ParsePrefix(c); err == nil {
-				in.ServiceCIDRs = append(in.ServiceCIDRs, adapters.NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p.Masked()})
+				in.ServiceCIDRs = append(in.ServiceCIDRs, adaptercore.NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p.Masked()})
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func adapterInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.Po
 		n := &nodes[i]
 		for _, c := range n.Spec.PodCIDRs {
 			if p, err := netip.ParsePrefix(c); err == nil {
-				in.NodePodCIDRs = append(in.NodePodCIDRs, adapters.NamedPrefix{Name: n.Name, Prefix: p.Masked()})
+				in.NodePodCIDRs = append(in.NodePodCIDRs, adaptercore.NamedPrefix{Name: n.Name, Prefix: p.Masked()})
 			}
 		}
 		for _, a := range n.Status.Addresses {
@@ -108,7 +108,7 @@ func adapterInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.Po
 				continue
 			}
 			if ip, err := netip.ParseAddr(a.Address); err == nil {
-				in.NodeAddresses = append(in.NodeAddresses, adapters.NodeAddress{Node: n.Name, Addr: ip.Unmap()})
+				in.NodeAddresses = append(in.NodeAddresses, adaptercore.NodeAddress{Node: n.Name, Addr: ip.Unmap()})
 			}
 		}
 	}

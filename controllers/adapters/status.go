@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// adapterStatus computes the adapter's PodNetworkConsumer status from the
+// consumerStatus computes the adapter's PodNetworkConsumer status from the
 // outcome, through the same public helper (v1alpha1.Acks) every consumer
 // uses: a Pending range the component cannot take is rejected at once;
 // every other current phase is accepted only once the configuration is
 // applied; until then, and whenever the adapter cannot act, the previous
 // acknowledgements stand.
-func adapterStatus(s *adapterScope, out outcome, now metav1.Time) podnetworkv1alpha1.PodNetworkConsumerStatus {
+func consumerStatus(s *scope, out outcome, now metav1.Time) podnetworkv1alpha1.PodNetworkConsumerStatus {
 	status := podnetworkv1alpha1.PodNetworkConsumerStatus{
 		ObservedGeneration: s.self.Generation,
 		Conditions:         slices.Clone(s.self.Status.Conditions),
@@ -50,8 +50,8 @@ func adapterStatus(s *adapterScope, out outcome, now metav1.Time) podnetworkv1al
 
 // writeStatus applies the adapter's whole PodNetworkConsumer status under
 // its own field manager, and only when it changed.
-func (r *AdapterReconciler) writeStatus(ctx context.Context, s *adapterScope, out outcome) error {
-	status := adapterStatus(s, out, metav1.NewTime(r.clock().Now()))
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome) error {
+	status := consumerStatus(s, out, metav1.NewTime(r.clock().Now()))
 	if equality.Semantic.DeepEqual(status, s.self.Status) {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -7,11 +7,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// adapterCacheOptions restricts the informers of the objects only the
+// CacheOptions restricts the informers of the objects only the
 // adapters read (ConfigMaps, DaemonSets, Pods) to the namespaces of the
 // enabled adapters, so the operator does not cache every pod of the cluster.
 // It leaves base alone when no adapter is enabled.
-func adapterCacheOptions(base cache.Options, opts AdapterOptions) cache.Options {
+func CacheOptions(base cache.Options, opts Options) cache.Options {
 	namespaces := map[string]cache.Config{}
 	if opts.KubeProxy {
 		namespaces[opts.KubeProxyConfigMap.Namespace] = cache.Config{}

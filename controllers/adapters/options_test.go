@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	"flag"
@@ -13,7 +13,7 @@ import (
 )
 
 func TestAdapterFlags(t *testing.T) {
-	opts := DefaultAdapterOptions()
+	opts := DefaultOptions()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	opts.BindFlags(fs)
 	if err := fs.Parse([]string{
@@ -42,7 +42,7 @@ func TestAdapterFlags(t *testing.T) {
 }
 
 func TestAdapterOptionsValidate(t *testing.T) {
-	opts := DefaultAdapterOptions()
+	opts := DefaultOptions()
 	opts.KubeProxy = true
 	opts.KubeProxyConfigMap.Key = ""
 	opts.Limits.IPv6 = 129
@@ -53,12 +53,12 @@ func TestAdapterOptionsValidate(t *testing.T) {
 
 func TestAdapterCacheOptions(t *testing.T) {
 	base := watches.CacheOptions()
-	if got := adapterCacheOptions(base, DefaultAdapterOptions()); len(got.ByObject) != len(base.ByObject) {
+	if got := CacheOptions(base, DefaultOptions()); len(got.ByObject) != len(base.ByObject) {
 		t.Errorf("no adapter enabled: ByObject = %v, want it unchanged", got.ByObject)
 	}
-	opts := DefaultAdapterOptions()
+	opts := DefaultOptions()
 	opts.KubeProxy, opts.Flannel = true, true
-	got := adapterCacheOptions(base, opts)
+	got := CacheOptions(base, opts)
 	for _, obj := range []client.Object{&corev1.ConfigMap{}, &appsv1.DaemonSet{}, &corev1.Pod{}} {
 		var cfg *cache.ByObject
 		for o, c := range got.ByObject {

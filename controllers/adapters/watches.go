@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -19,7 +19,7 @@ import (
 // event into one request: the adapter always reconciles the whole component.
 // Waiting (for a rollout, a pod, a node's proof) is event-driven; nothing
 // polls.
-func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	one := watches.EnqueuePodNetwork()
 	named := func(nn types.NamespacedName) builder.Predicates {
 		return builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
@@ -36,15 +36,15 @@ func (r *AdapterReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			ref := metav1.GetControllerOf(o)
 			return o.GetNamespace() == r.DaemonSet.Namespace && ref != nil && ref.Kind == "DaemonSet" && ref.Name == r.DaemonSet.Name
 		}))).
-		Watches(&corev1.Node{}, one, builder.WithPredicates(watches.NodeUpdate(adapterNodeChanged))).
+		Watches(&corev1.Node{}, one, builder.WithPredicates(watches.NodeUpdate(nodeChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, one).
 		Complete(r)
 }
 
-// adapterNodeChanged reports the node updates that change what an adapter
+// nodeChanged reports the node updates that change what an adapter
 // reads: podCIDRs, addresses and the NetworkUnavailable condition (flannel's
 // proof). Heartbeats of other conditions do not wake the adapters.
-func adapterNodeChanged(oldNode, newNode *corev1.Node) bool {
+func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	return watches.NodeNetworkChanged(oldNode, newNode) ||
 		!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
 }

@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	"testing"
@@ -17,7 +17,7 @@ func TestAdapterStatus(t *testing.T) {
 	pn := PodNetwork(active, pending, far)
 	self := &v1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: "kube-proxy", Generation: 3}}
 	self.Status.Ranges = []v1alpha1.ConsumerRangeStatus{v1alpha1.AckFor(active, v1alpha1.AckAccepted, "old", earlier)}
-	s := &adapterScope{self: self, pn: pn}
+	s := &scope{self: self, pn: pn}
 	rejected := map[string]string{"far": "no"}
 
 	tests := []struct {
@@ -44,7 +44,7 @@ func TestAdapterStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := adapterStatus(s, tt.out, now)
+			st := consumerStatus(s, tt.out, now)
 			got := map[string]string{}
 			for _, a := range st.Ranges {
 				got[a.Name] = string(a.Phase) + "/" + string(a.Result)

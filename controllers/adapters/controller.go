@@ -1,4 +1,4 @@
-package controllers
+package adapters
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/adapters"
+	adaptercore "podnetwork.io/operator/internal/adapters"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// AdapterReconciler makes one component that does not speak the PodNetwork
+// Reconciler makes one component that does not speak the PodNetwork
 // protocol (kube-proxy, flannel) a consumer: it writes the covering prefixes
 // of the desired ranges into the component's ConfigMap, restarts the
 // component's DaemonSet, and acknowledges the phases in its own
@@ -23,7 +23,7 @@ import (
 // reads its state from the API (the ConfigMap, the DaemonSet's annotations,
 // the pods), so a restarted or newly elected operator resumes where the last
 // one stopped.
-type AdapterReconciler struct {
+type Reconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
 
@@ -38,11 +38,11 @@ type AdapterReconciler struct {
 	DaemonSet types.NamespacedName
 
 	// Limits bound the covering prefixes.
-	Limits adapters.Limits
+	Limits adaptercore.Limits
 
 	// Plan decides the configuration file for the current ranges
 	// (kubeproxy.Plan, flannel.Plan).
-	Plan func(current string, in adapters.Input) (adapters.Plan, error)
+	Plan func(current string, in adaptercore.Input) (adaptercore.Plan, error)
 
 	// Proof, when set, returns the nodes that have not proved yet that the
 	// component restarted there at or after since, beyond the DaemonSet's
@@ -61,7 +61,7 @@ type AdapterReconciler struct {
 // Reconcile reads the component's state, moves its configuration and rollout
 // one step towards the current ranges, and writes the adapter's
 // acknowledgements and Ready condition once.
-func (r *AdapterReconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	self := &podnetworkv1alpha1.PodNetworkConsumer{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.Consumer}, self); err != nil {
 		// Not registered yet (registration triggers a reconcile) or deleted
@@ -114,7 +114,7 @@ func notReady(reason, message string) outcome {
 	return outcome{ready: metav1.ConditionFalse, reason: reason, message: message}
 }
 
-func (r *AdapterReconciler) clock() clock.PassiveClock {
+func (r *Reconciler) clock() clock.PassiveClock {
 	if r.Clock == nil {
 		return clock.RealClock{}
 	}
