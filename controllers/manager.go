@@ -14,6 +14,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/nodeipam"
 	"podnetwork.io/operator/controllers/watches"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -42,8 +43,8 @@ type Options struct {
 	// before the PodNetwork reports Degraded=True (TransitionStalled).
 	StallAfter time.Duration
 
-	// NodeIPAM configures the built-in multi-range NodeIPAM (nodeipam_setup.go).
-	NodeIPAM NodeIPAMOptions
+	// NodeIPAM configures the built-in multi-range NodeIPAM (controllers/nodeipam).
+	NodeIPAM nodeipam.Options
 
 	// Adapters configures the kube-proxy and flannel adapters (controllers/adapters).
 	Adapters adapters.Options
@@ -65,7 +66,7 @@ func DefaultOptions() Options {
 		KubeAPIQPS:             100,
 		KubeAPIBurst:           200,
 		StallAfter:             10 * time.Minute,
-		NodeIPAM:               DefaultNodeIPAMOptions(),
+		NodeIPAM:               nodeipam.DefaultOptions(),
 		Adapters:               adapters.DefaultOptions(),
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
@@ -19,7 +20,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error 
 		return fmt.Errorf("setting up the PodNetwork lifecycle controller: %w", err)
 	}
 	if opts.NodeIPAM.Enabled {
-		if err := setupNodeIPAM(mgr, opts.NodeIPAM, m); err != nil {
+		if err := nodeipam.Setup(mgr, opts.NodeIPAM, m); err != nil {
 			return fmt.Errorf("setting up NodeIPAM: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -18,13 +18,13 @@ import (
 // what the PodNetwork shows, at most once per StatusInterval. It returns
 // when to look again: at the end of the interval if a write was held back,
 // or when the next quarantined block becomes free.
-func (r *NodeIPAMNetworkReconciler) writeReport(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (time.Duration, error) {
+func (r *NetworkReconciler) writeReport(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (time.Duration, error) {
 	rep, expiry, ok := r.state.Report()
 	if !ok {
 		return 0, nil
 	}
 	desired := rep.Status(&pn.Status)
-	if equality.Semantic.DeepEqual(nodeipam.Owned(&pn.Status), desired) {
+	if equality.Semantic.DeepEqual(nodeipamcore.Owned(&pn.Status), desired) {
 		return expiry, nil
 	}
 	// Usage left on a Released range holds up its purge: write it away at
@@ -61,13 +61,13 @@ func usageOnReleased(pn *podnetworkv1alpha1.PodNetwork) bool {
 // under its own field manager. Range entries carry only their name (the key)
 // and usage; the lifecycle owns every other field of them. Leaving a field
 // out gives it up, which is how usage disappears from a Released range.
-func (r *NodeIPAMNetworkReconciler) applyReport(ctx context.Context, status podnetworkv1alpha1.PodNetworkStatus) error {
-	u, err := statusApplyObject(podnetworkv1alpha1.PodNetworkName, &status)
+func (r *NetworkReconciler) applyReport(ctx context.Context, status podnetworkv1alpha1.PodNetworkStatus) error {
+	u, err := podnetworkv1alpha1.PodNetworkStatusApply(podnetworkv1alpha1.PodNetworkName, &status)
 	if err != nil {
 		return err
 	}
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(NodeIPAMFieldManager), client.ForceOwnership); err != nil {
+		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying NodeIPAM's PodNetwork status: %w", err)
 	}
 	return nil

@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -14,22 +14,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// nodeIPAMConsumerDescription is spec.description of NodeIPAM's
+// consumerDescription is spec.description of NodeIPAM's
 // PodNetworkConsumer.
-const nodeIPAMConsumerDescription = "Built-in NodeIPAM of podnetwork-operator: assigns node.spec.podCIDRs from Active ranges."
+const consumerDescription = "Built-in NodeIPAM of podnetwork-operator: assigns node.spec.podCIDRs from Active ranges."
 
-// registerNodeIPAMConsumer creates NodeIPAM's PodNetworkConsumer, required,
+// registerConsumer creates NodeIPAM's PodNetworkConsumer, required,
 // unless it exists (an admin may have made it optional; that is kept).
-func registerNodeIPAMConsumer(ctx context.Context, c client.Client) error {
+func registerConsumer(ctx context.Context, c client.Client) error {
 	obj := &podnetworkv1alpha1.PodNetworkConsumer{
-		ObjectMeta: metav1.ObjectMeta{Name: NodeIPAMConsumerName},
+		ObjectMeta: metav1.ObjectMeta{Name: ConsumerName},
 		Spec: podnetworkv1alpha1.PodNetworkConsumerSpec{
 			Required:    ptr.To(true),
-			Description: nodeIPAMConsumerDescription,
+			Description: consumerDescription,
 		},
 	}
-	if err := c.Create(ctx, obj, client.FieldOwner(NodeIPAMFieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("registering PodNetworkConsumer %s: %w", NodeIPAMConsumerName, err)
+	if err := c.Create(ctx, obj, client.FieldOwner(FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("registering PodNetworkConsumer %s: %w", ConsumerName, err)
 	}
 	return nil
 }
@@ -39,13 +39,13 @@ func registerNodeIPAMConsumer(ctx context.Context, c client.Client) error {
 // helper (v1alpha1.Acks) any consumer uses, and only when that changes the
 // status. A consumer that was deleted is not re-created: whoever deleted it
 // no longer wants transitions to wait for NodeIPAM.
-func (r *NodeIPAMNetworkReconciler) writeAcks(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
+func (r *NetworkReconciler) writeAcks(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
 	self := &podnetworkv1alpha1.PodNetworkConsumer{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: NodeIPAMConsumerName}, self); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: ConsumerName}, self); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("reading PodNetworkConsumer %s: %w", NodeIPAMConsumerName, err)
+		return fmt.Errorf("reading PodNetworkConsumer %s: %w", ConsumerName, err)
 	}
 	if !self.DeletionTimestamp.IsZero() {
 		return nil
@@ -65,13 +65,13 @@ func (r *NodeIPAMNetworkReconciler) writeAcks(ctx context.Context, pn *podnetwor
 	if equality.Semantic.DeepEqual(status, self.Status) {
 		return nil
 	}
-	u, err := podnetworkv1alpha1.ConsumerStatusApply(NodeIPAMConsumerName, &status)
+	u, err := podnetworkv1alpha1.ConsumerStatusApply(ConsumerName, &status)
 	if err != nil {
 		return err
 	}
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(NodeIPAMFieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying status of PodNetworkConsumer %s: %w", NodeIPAMConsumerName, err)
+		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying status of PodNetworkConsumer %s: %w", ConsumerName, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -58,8 +59,8 @@ func testPodNetwork() *podnetworkv1alpha1.PodNetwork {
 // follow a script.
 type ipamHarness struct {
 	t       *testing.T
-	r       *NodeIPAMReconciler
-	state   *nodeipam.State
+	r       *NodeReconciler
+	state   *nodeipamcore.State
 	c       client.Client
 	script  []patchOutcome
 	patches int
@@ -71,17 +72,17 @@ func newIPAMHarness(t *testing.T, nodes ...string) *ipamHarness {
 	for _, n := range nodes {
 		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n, UID: types.UID("uid-" + n)}})
 	}
-	h.c = fake.NewClientBuilder().WithScheme(Scheme()).WithObjects(objs...).
+	h.c = fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithObjects(objs...).
 		WithInterceptorFuncs(interceptor.Funcs{Patch: h.patch}).Build()
 
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	h.state = nodeipam.NewState(clk, nodeipam.NewBackoff(0, 0, clk), podnetworkv1alpha1.IPv4)
-	rebuild, err := nodeipam.NewRebuild(testPodNetwork())
+	h.state = nodeipamcore.NewState(clk, nodeipamcore.NewBackoff(0, 0, clk), podnetworkv1alpha1.IPv4)
+	rebuild, err := nodeipamcore.NewRebuild(testPodNetwork())
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.state.Open(rebuild)
-	h.r = &NodeIPAMReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, triggers: newNodeIPAMTriggers()}
+	h.r = &NodeReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals()}
 	return h
 }
 

@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,25 +20,25 @@ import (
 // 65,000 full Node objects never sit in memory at once.
 const rebuildPageSize = 500
 
-// nodeIPAMRebuild rebuilds the allocator from the API when this replica
+// rebuilder rebuilds the allocator from the API when this replica
 // becomes the leader, before anything is allocated (allocating before the
 // rebuild completed is how kube-controller-manager handed out duplicate
 // podCIDRs, kubernetes/kubernetes#29058). A replica that loses leadership
 // exits, so every leadership gain starts here.
-type nodeIPAMRebuild struct {
-	state    *nodeipam.State
-	triggers *nodeIPAMTriggers
-	cache    cache.Cache
-	client   client.Client // cached reads, and the consumer registration
-	reader   client.Reader // API server reads
+type rebuilder struct {
+	state   *nodeipamcore.State
+	signals *signals
+	cache   cache.Cache
+	client  client.Client // cached reads, and the consumer registration
+	reader  client.Reader // API server reads
 }
 
 // NeedLeaderElection makes the rebuild, like the reconcilers, leader-only.
-func (r *nodeIPAMRebuild) NeedLeaderElection() bool { return true }
+func (r *rebuilder) NeedLeaderElection() bool { return true }
 
 // Start waits for the caches, rebuilds (retrying with backoff until it
 // succeeds or the manager stops) and opens the gate for the reconcilers.
-func (r *nodeIPAMRebuild) Start(ctx context.Context) error {
+func (r *rebuilder) Start(ctx context.Context) error {
 	log := ctrl.Log.WithName("node-ipam")
 	ctx = ctrl.LoggerInto(ctx, log)
 	if !r.cache.WaitForCacheSync(ctx) {
@@ -67,9 +67,9 @@ func (r *nodeIPAMRebuild) Start(ctx context.Context) error {
 // the phases NodeIPAM applies never go back in time; the quarantine comes
 // from the API server, so blocks freed just before a failover stay
 // quarantined.
-func (r *nodeIPAMRebuild) rebuild(ctx context.Context) error {
+func (r *rebuilder) rebuild(ctx context.Context) error {
 	start := time.Now()
-	if err := registerNodeIPAMConsumer(ctx, r.client); err != nil {
+	if err := registerConsumer(ctx, r.client); err != nil {
 		return err
 	}
 	cached, err := r.podNetwork(ctx, r.client)
@@ -80,7 +80,7 @@ func (r *nodeIPAMRebuild) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := nodeipam.NewRebuild(cached)
+	b, err := nodeipamcore.NewRebuild(cached)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (r *nodeIPAMRebuild) rebuild(ctx context.Context) error {
 	}
 	b.RestoreQuarantine(live)
 	sum := r.state.Open(b)
-	r.triggers.all()
+	r.signals.all()
 
 	logConfigProblems(ctx, sum.Problems)
 	log := ctrl.LoggerFrom(ctx)
@@ -104,7 +104,7 @@ func (r *nodeIPAMRebuild) rebuild(ctx context.Context) error {
 
 // podNetwork reads PodNetwork "default" through reader; nil if it does not
 // exist.
-func (r *nodeIPAMRebuild) podNetwork(ctx context.Context, reader client.Reader) (*podnetworkv1alpha1.PodNetwork, error) {
+func (r *rebuilder) podNetwork(ctx context.Context, reader client.Reader) (*podnetworkv1alpha1.PodNetwork, error) {
 	pn := &podnetworkv1alpha1.PodNetwork{}
 	if err := reader.Get(ctx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -116,7 +116,7 @@ func (r *nodeIPAMRebuild) podNetwork(ctx context.Context, reader client.Reader) 
 }
 
 // addNodes adds every node to the rebuild, page by page.
-func (r *nodeIPAMRebuild) addNodes(ctx context.Context, b *nodeipam.Rebuild) error {
+func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) error {
 	list := &corev1.NodeList{}
 	opts := []client.ListOption{client.Limit(rebuildPageSize)}
 	for {

@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,9 +35,9 @@ const (
 	staleCacheRetry = time.Second
 )
 
-// NodeIPAMReconciler assigns node.spec.podCIDRs from the Active ranges of
+// NodeReconciler assigns node.spec.podCIDRs from the Active ranges of
 // the PodNetwork. It runs on the leader only, after the start-up rebuild.
-type NodeIPAMReconciler struct {
+type NodeReconciler struct {
 	// Client reads nodes from the cache and patches them.
 	Client client.Client
 	// Reader reads a node from the API server when the outcome of a write
@@ -49,8 +49,8 @@ type NodeIPAMReconciler struct {
 	// records nothing.
 	Metrics *metrics.Metrics
 
-	state    *nodeipam.State
-	triggers *nodeIPAMTriggers
+	state   *nodeipamcore.State
+	signals *signals
 }
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -64,7 +64,7 @@ type NodeIPAMReconciler struct {
 // candidate ranges, adopts podCIDRs NodeIPAM did not assign, and releases
 // the blocks of a node once its object is gone (not when its deletion
 // starts: finalizers may keep it, and its pods, around for long).
-func (r *NodeIPAMReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	if r.state.Park(req.Name) {
 		return reconcile.Result{}, nil // retried when the rebuild finished
 	}
@@ -98,17 +98,17 @@ func (r *NodeIPAMReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 
 // released logs the blocks a deleted or replaced node gave up, into
 // quarantine, and retries the nodes that wait for a block.
-func (r *NodeIPAMReconciler) released(ctx context.Context, blocks []netip.Prefix, msg string) {
+func (r *NodeReconciler) released(ctx context.Context, blocks []netip.Prefix, msg string) {
 	if len(blocks) == 0 {
 		return
 	}
 	ctrl.LoggerFrom(ctx).Info(msg, "podCIDRs", blocks)
-	r.triggers.all()
+	r.signals.all()
 }
 
 // observe hands the podCIDRs a node has to the state, which confirms or
 // adopts them, and reports what it found.
-func (r *NodeIPAMReconciler) observe(ctx context.Context, node *corev1.Node) {
+func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) {
 	o := r.state.Observe(node)
 	if !o.Changed {
 		return
@@ -121,19 +121,19 @@ func (r *NodeIPAMReconciler) observe(ctx context.Context, node *corev1.Node) {
 		log.Info("Node has a podCIDR overlapping another node's: another allocator is at work",
 			"podCIDR", c.Prefix, "otherNode", c.Other, "otherPodCIDR", c.OtherPrefix, "conflict", c.String())
 	}
-	r.triggers.reconcileNetwork()
+	r.signals.reconcileNetwork()
 }
 
 // rejected returns the blocks of a write the API certainly did not store to
 // the pool, and retries the nodes that wait for one.
-func (r *NodeIPAMReconciler) rejected(name string) {
+func (r *NodeReconciler) rejected(name string) {
 	r.state.Rejected(name)
-	r.triggers.all()
+	r.signals.all()
 }
 
 // readNode reads the node from the cache, or from the API server when a
 // write to it had an unknown outcome.
-func (r *NodeIPAMReconciler) readNode(ctx context.Context, name string) (*corev1.Node, error) {
+func (r *NodeReconciler) readNode(ctx context.Context, name string) (*corev1.Node, error) {
 	node := &corev1.Node{}
 	var reader client.Reader = r.Client
 	if r.state.OutcomeUnknown(name) {
@@ -153,7 +153,7 @@ func (r *NodeIPAMReconciler) readNode(ctx context.Context, name string) (*corev1
 // (with empty podCIDRs). The outcome decides the reservation: stored →
 // confirmed; certainly not stored → returned to the pool; unknown → kept
 // until the node is read again from the API server.
-func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, blocks []netip.Prefix) (reconcile.Result, error) {
+func (r *NodeReconciler) write(ctx context.Context, node *corev1.Node, blocks []netip.Prefix) (reconcile.Result, error) {
 	cidrs := make([]string, len(blocks))
 	for i, b := range blocks {
 		cidrs[i] = b.String()
@@ -165,11 +165,11 @@ func (r *NodeIPAMReconciler) write(ctx context.Context, node *corev1.Node, block
 	}
 	// The response is decoded into a scratch object: node stays as read.
 	target := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
-	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(NodeIPAMFieldManager))
+	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager))
 	switch {
 	case err == nil:
 		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
-		r.triggers.reconcileNetwork()
+		r.signals.reconcileNetwork()
 		ctrl.LoggerFrom(ctx).Info("Assigned podCIDRs", "podCIDRs", cidrs)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
@@ -226,8 +226,8 @@ func certainlyNotStored(err error) bool {
 // at most once per backoff period, and a retry after that period, or sooner
 // when a quarantined block becomes reusable. A freed block or a range change
 // retries it at once. When no range is Active at all the node just waits.
-func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc nodeipam.Allocation, err error) (reconcile.Result, error) {
-	var ue *nodeipam.UnavailableError
+func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc nodeipamcore.Allocation, err error) (reconcile.Result, error) {
+	var ue *nodeipamcore.UnavailableError
 	if !errors.As(err, &ue) {
 		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", node.Name, err)
 	}
@@ -251,20 +251,20 @@ func (r *NodeIPAMReconciler) unavailable(ctx context.Context, node *corev1.Node,
 // SetupWithManager watches nodes (only the changes NodeIPAM acts on) and
 // the retry signal of the shared state, with workers reconciling in
 // parallel.
-func (r *NodeIPAMReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("node-ipam").
-		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(nodeIPAMRelevant))).
-		WatchesRawSource(r.triggers.nodeSource(r.state)).
+		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(nodeRelevant))).
+		WatchesRawSource(r.signals.nodeSource(r.state)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
-// nodeIPAMRelevant reports the node updates NodeIPAM acts on: the node
+// nodeRelevant reports the node updates NodeIPAM acts on: the node
 // replaced or its podCIDRs changing, and for a node still without podCIDRs
 // its labels (range nodeSelectors) or its deletion starting. Heartbeats and
 // image updates do not wake it.
-func nodeIPAMRelevant(oldNode, newNode *corev1.Node) bool {
+func nodeRelevant(oldNode, newNode *corev1.Node) bool {
 	if oldNode.UID != newNode.UID || !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) {
 		return true
 	}

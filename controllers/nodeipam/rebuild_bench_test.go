@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -144,16 +144,16 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 	}
 	for _, n := range []int{5000, 65000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
-			rb := &nodeIPAMRebuild{reader: newPagedNodes(n, r)}
+			rb := &rebuilder{reader: newPagedNodes(n, r)}
 			build := func() any {
-				rebuild, err := nodeipam.NewRebuild(pn)
+				rebuild, err := nodeipamcore.NewRebuild(pn)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if err := rb.addNodes(context.Background(), rebuild); err != nil {
 					b.Fatal(err)
 				}
-				state := nodeipam.NewState(clock.RealClock{}, nil, podnetworkv1alpha1.IPv4)
+				state := nodeipamcore.NewState(clock.RealClock{}, nil, podnetworkv1alpha1.IPv4)
 				if c := state.Open(rebuild).Conflicts; len(c) != 0 {
 					b.Fatalf("unexpected conflicts: %v", c)
 				}

@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"flag"
@@ -7,27 +7,11 @@ import (
 
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers/metrics"
-	"podnetwork.io/operator/internal/nodeipam"
-	ctrl "sigs.k8s.io/controller-runtime"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 )
 
-const (
-	// NodeIPAMConsumerName is the PodNetworkConsumer NodeIPAM registers and
-	// acknowledges range phases as.
-	NodeIPAMConsumerName = "node-ipam"
-
-	// NodeIPAMFieldManager is the field manager of every NodeIPAM write:
-	// node podCIDRs, its PodNetworkConsumer status, and the PodNetwork status
-	// fields it owns (ranges[].usage, quarantine, allocationConflicts).
-	NodeIPAMFieldManager = "podnetwork-operator/node-ipam"
-
-	// nodeIPAMEventSource is the reporting controller of NodeIPAM's events.
-	nodeIPAMEventSource = "podnetwork-node-ipam"
-)
-
-// NodeIPAMOptions configures the built-in NodeIPAM.
-type NodeIPAMOptions struct {
+// Options configures the built-in NodeIPAM.
+type Options struct {
 	// Enabled runs the NodeIPAM controller and its PodNetworkConsumer.
 	Enabled bool
 
@@ -56,20 +40,20 @@ type NodeIPAMOptions struct {
 	Clock clock.Clock
 }
 
-// DefaultNodeIPAMOptions returns the documented defaults.
-func DefaultNodeIPAMOptions() NodeIPAMOptions {
-	return NodeIPAMOptions{
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{
 		Enabled:         true,
 		Workers:         16,
-		EventBackoff:    nodeipam.DefaultEventBackoff,
-		MaxEventBackoff: nodeipam.DefaultMaxEventBackoff,
+		EventBackoff:    nodeipamcore.DefaultEventBackoff,
+		MaxEventBackoff: nodeipamcore.DefaultMaxEventBackoff,
 		StatusInterval:  5 * time.Second,
 		PrimaryIPFamily: string(podnetworkv1alpha1.IPv4),
 	}
 }
 
 // BindFlags registers the NodeIPAM flags.
-func (o *NodeIPAMOptions) BindFlags(fs *flag.FlagSet) {
+func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Enabled, "enable-node-ipam", o.Enabled,
 		"Run the built-in multi-range NodeIPAM, which assigns node.spec.podCIDRs from Active ranges. Turn off kube-controller-manager's --allocate-node-cidrs when it runs.")
 	fs.IntVar(&o.Workers, "node-ipam-workers", o.Workers,
@@ -85,7 +69,7 @@ func (o *NodeIPAMOptions) BindFlags(fs *flag.FlagSet) {
 }
 
 // validate checks the options that have no safe fallback.
-func (o *NodeIPAMOptions) validate() error {
+func (o *Options) validate() error {
 	if o.Workers < 1 {
 		return fmt.Errorf("--node-ipam-workers must be at least 1, got %d", o.Workers)
 	}
@@ -93,52 +77,6 @@ func (o *NodeIPAMOptions) validate() error {
 	case podnetworkv1alpha1.IPv4, podnetworkv1alpha1.IPv6:
 	default:
 		return fmt.Errorf("--node-ipam-primary-ip-family must be IPv4 or IPv6, got %q", o.PrimaryIPFamily)
-	}
-	return nil
-}
-
-// setupNodeIPAM registers NodeIPAM with the manager: the start-up rebuild,
-// which must finish before anything is allocated, the Node reconciler that
-// assigns podCIDRs, and the PodNetwork reconciler that acknowledges range
-// phases and reports usage. All three run on the leader only.
-func setupNodeIPAM(mgr ctrl.Manager, opts NodeIPAMOptions, m *metrics.Metrics) error {
-	if err := opts.validate(); err != nil {
-		return err
-	}
-	clk := opts.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
-	}
-	state := nodeipam.NewState(clk, nodeipam.NewBackoff(opts.EventBackoff, opts.MaxEventBackoff, clk),
-		podnetworkv1alpha1.IPFamily(opts.PrimaryIPFamily))
-	triggers := newNodeIPAMTriggers()
-	if err := mgr.Add(&nodeIPAMRebuild{
-		state:    state,
-		triggers: triggers,
-		cache:    mgr.GetCache(),
-		client:   mgr.GetClient(),
-		reader:   mgr.GetAPIReader(),
-	}); err != nil {
-		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
-	}
-	if err := (&NodeIPAMReconciler{
-		Client:   mgr.GetClient(),
-		Reader:   mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorder(nodeIPAMEventSource),
-		Metrics:  m,
-		state:    state,
-		triggers: triggers,
-	}).SetupWithManager(mgr, opts.Workers); err != nil {
-		return fmt.Errorf("setting up the NodeIPAM node controller: %w", err)
-	}
-	if err := (&NodeIPAMNetworkReconciler{
-		Client:         mgr.GetClient(),
-		Reader:         mgr.GetAPIReader(),
-		StatusInterval: opts.StatusInterval,
-		state:          state,
-		triggers:       triggers,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the NodeIPAM PodNetwork controller: %w", err)
 	}
 	return nil
 }

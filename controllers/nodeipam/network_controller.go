@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/clock"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/watches"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,12 +17,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// NodeIPAMNetworkReconciler is NodeIPAM's side of the PodNetwork: it applies
+// NetworkReconciler is NodeIPAM's side of the PodNetwork: it applies
 // the ranges to the allocator, reports usage, quarantine and conflicts into
 // the PodNetwork status, and acknowledges range phases as the
 // PodNetworkConsumer "node-ipam". It runs on the leader only, after the
 // start-up rebuild, with a single worker (lastWrite is not shared).
-type NodeIPAMNetworkReconciler struct {
+type NetworkReconciler struct {
 	// Client reads from the cache and writes.
 	Client client.Client
 	// Reader reads the PodNetwork from the API server when a status write
@@ -35,8 +35,8 @@ type NodeIPAMNetworkReconciler struct {
 	// (recycle delays, event backoff) may be a fake one in tests.
 	Clock clock.PassiveClock
 
-	state     *nodeipam.State
-	triggers  *nodeIPAMTriggers
+	state     *nodeipamcore.State
+	signals   *signals
 	lastWrite time.Time
 }
 
@@ -44,7 +44,7 @@ type NodeIPAMNetworkReconciler struct {
 // acknowledgements in line with PodNetwork "default". The status is written
 // before the acknowledgements: NodeIPAM gives up the usage of a Released
 // range before acknowledging Released, so the lifecycle can purge it.
-func (r *NodeIPAMNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *NetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	if !r.state.IsOpen() {
 		return reconcile.Result{}, nil // the rebuild kicks this when it finished
 	}
@@ -71,7 +71,7 @@ func (r *NodeIPAMNetworkReconciler) Reconcile(ctx context.Context, req reconcile
 // sync applies the PodNetwork (nil when there is none) to the state, logs
 // the ranges it cannot use and retries the waiting nodes when the ranges,
 // the policy or the candidates changed.
-func (r *NodeIPAMNetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
+func (r *NetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
 	res, err := r.state.Sync(pn)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (r *NodeIPAMNetworkReconciler) sync(ctx context.Context, pn *podnetworkv1al
 		ctrl.LoggerFrom(ctx).V(1).Info("Applied PodNetwork to the node allocator",
 			"ranges", len(res.Config.Ranges), "candidates", len(res.Config.Candidates),
 			"recycleDelay", res.Config.RecycleDelay, "whenExhausted", res.Config.WhenExhausted.String())
-		r.triggers.retryNodes()
+		r.signals.retryNodes()
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (r *NodeIPAMNetworkReconciler) sync(ctx context.Context, pn *podnetworkv1al
 // logConfigProblems logs the ranges NodeIPAM cannot use and the invalid
 // nodeSelector terms when they appear or change. They are not errors of the
 // reconcile: the range is rejected (Pending) or its terms match no node.
-func logConfigProblems(ctx context.Context, problems []nodeipam.ConfigProblem) {
+func logConfigProblems(ctx context.Context, problems []nodeipamcore.ConfigProblem) {
 	log := ctrl.LoggerFrom(ctx)
 	for _, p := range problems {
 		if p.Selector {
@@ -102,7 +102,7 @@ func logConfigProblems(ctx context.Context, problems []nodeipam.ConfigProblem) {
 
 // SetupWithManager watches PodNetwork "default", NodeIPAM's own
 // PodNetworkConsumer and the state's signal.
-func (r *NodeIPAMNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
@@ -113,7 +113,7 @@ func (r *NodeIPAMNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("node-ipam-podnetwork").
 		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
-		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(NodeIPAMConsumerName))).
-		WatchesRawSource(r.triggers.networkSource()).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(ConsumerName))).
+		WatchesRawSource(r.signals.networkSource()).
 		Complete(r)
 }

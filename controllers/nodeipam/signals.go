@@ -1,4 +1,4 @@
-package controllers
+package nodeipam
 
 import (
 	"context"
@@ -6,38 +6,38 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"podnetwork.io/operator/controllers/watches"
-	"podnetwork.io/operator/internal/nodeipam"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
-// nodeIPAMTriggers wakes NodeIPAM's two reconcilers when the state's
+// signals wakes NodeIPAM's two reconcilers when the state's
 // decisions call for it. Both signals coalesce (a buffer of one), so
 // triggering often is cheap.
-type nodeIPAMTriggers struct {
+type signals struct {
 	nodes   chan struct{} // retry the waiting nodes
 	network chan struct{} // reconcile the PodNetwork side
 }
 
-func newNodeIPAMTriggers() *nodeIPAMTriggers {
-	return &nodeIPAMTriggers{nodes: make(chan struct{}, 1), network: make(chan struct{}, 1)}
+func newSignals() *signals {
+	return &signals{nodes: make(chan struct{}, 1), network: make(chan struct{}, 1)}
 }
 
 // all retries the waiting nodes and reconciles the PodNetwork side: the gate
 // opened, or a block went back to the pool.
-func (t *nodeIPAMTriggers) all() {
+func (t *signals) all() {
 	t.retryNodes()
 	t.reconcileNetwork()
 }
 
-func (t *nodeIPAMTriggers) retryNodes() {
+func (t *signals) retryNodes() {
 	select {
 	case t.nodes <- struct{}{}:
 	default:
 	}
 }
 
-func (t *nodeIPAMTriggers) reconcileNetwork() {
+func (t *signals) reconcileNetwork() {
 	select {
 	case t.network <- struct{}{}:
 	default:
@@ -49,7 +49,7 @@ func (t *nodeIPAMTriggers) reconcileNetwork() {
 // block was freed. Triggers coalesce, and the queue de-duplicates nodes, so
 // a burst of releases costs one pass over the waiting nodes per reconcile
 // round, not one per release.
-func (t *nodeIPAMTriggers) nodeSource(state *nodeipam.State) source.Source {
+func (t *signals) nodeSource(state *nodeipamcore.State) source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		go func() {
 			for {
@@ -70,7 +70,7 @@ func (t *nodeIPAMTriggers) nodeSource(state *nodeipam.State) source.Source {
 // networkSource enqueues PodNetwork "default" whenever the network side is
 // triggered, so usage, quarantine and acknowledgements follow allocations
 // and releases.
-func (t *nodeIPAMTriggers) networkSource() source.Source {
+func (t *signals) networkSource() source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		go func() {
 			for {
