@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"podnetwork.io/operator/controllers/adapters"
+	"podnetwork.io/operator/controllers/lifecycle"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/nodeipam"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -11,13 +12,8 @@ import (
 
 // setupControllers registers every reconciler with the manager.
 func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
-	if err := (&PodNetworkReconciler{
-		Client:     mgr.GetClient(),
-		Recorder:   mgr.GetEventRecorder("podnetwork-lifecycle"),
-		StallAfter: opts.StallAfter,
-		Metrics:    m,
-	}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the PodNetwork lifecycle controller: %w", err)
+	if err := lifecycle.Setup(mgr, opts.Lifecycle, m); err != nil {
+		return err
 	}
 	if opts.NodeIPAM.Enabled {
 		if err := nodeipam.Setup(mgr, opts.NodeIPAM, m); err != nil {

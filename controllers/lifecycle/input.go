@@ -1,18 +1,18 @@
-package controllers
+package lifecycle
 
 import (
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"podnetwork.io/operator/internal/lifecycle"
+	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 )
 
-// lifecycleNode extracts what the lifecycle needs from a node. Unparseable
+// nodeInput extracts what the lifecycle needs from a node. Unparseable
 // values are skipped: the apiserver validates both fields, so they only come
 // from a broken object, which must not stop the lifecycle.
-func lifecycleNode(n *corev1.Node) lifecycle.Node {
-	out := lifecycle.Node{Name: n.Name}
+func nodeInput(n *corev1.Node) lifecyclecore.Node {
+	out := lifecyclecore.Node{Name: n.Name}
 	for _, s := range n.Spec.PodCIDRs {
 		if p, err := netip.ParsePrefix(s); err == nil {
 			out.PodCIDRs = append(out.PodCIDRs, p.Masked())
@@ -29,9 +29,9 @@ func lifecycleNode(n *corev1.Node) lifecycle.Node {
 	return out
 }
 
-// lifecycleServiceCIDR extracts a ServiceCIDR's prefixes.
-func lifecycleServiceCIDR(s *networkingv1.ServiceCIDR) lifecycle.ServiceCIDR {
-	out := lifecycle.ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero()}
+// serviceCIDRInput extracts a ServiceCIDR's prefixes.
+func serviceCIDRInput(s *networkingv1.ServiceCIDR) lifecyclecore.ServiceCIDR {
+	out := lifecyclecore.ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero()}
 	for _, c := range s.Spec.CIDRs {
 		if p, err := netip.ParsePrefix(c); err == nil {
 			out.CIDRs = append(out.CIDRs, p.Masked())

@@ -1,4 +1,4 @@
-package controllers
+package lifecycle
 
 import (
 	"context"
@@ -7,9 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/lifecycle"
+	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -17,11 +16,11 @@ import (
 // server-side apply, and only when it changed. Fields NodeIPAM owns
 // (ranges[].usage, quarantine) are left out, so the two writers never
 // overwrite each other.
-func (r *PodNetworkReconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecycle.Output) error {
+func (r *Reconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecyclecore.Output) error {
 	desired := pn.Status.DeepCopy()
 	out.ApplyTo(desired)
-	want := lifecycleOwned(desired)
-	if equality.Semantic.DeepEqual(lifecycleOwned(&pn.Status), want) {
+	want := owned(desired)
+	if equality.Semantic.DeepEqual(owned(&pn.Status), want) {
 		return nil
 	}
 	err := r.apply(ctx, pn.Name, want)
@@ -40,13 +39,13 @@ func (r *PodNetworkReconciler) writeStatus(ctx context.Context, pn *podnetworkv1
 }
 
 // apply server-side applies status under the lifecycle's field manager.
-func (r *PodNetworkReconciler) apply(ctx context.Context, name string, status *podnetworkv1alpha1.PodNetworkStatus) error {
-	u, err := statusApplyObject(name, status)
+func (r *Reconciler) apply(ctx context.Context, name string, status *podnetworkv1alpha1.PodNetworkStatus) error {
+	u, err := podnetworkv1alpha1.PodNetworkStatusApply(name, status)
 	if err != nil {
 		return err
 	}
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
-		client.FieldOwner(LifecycleFieldManager), client.ForceOwnership); err != nil {
+		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying PodNetwork status: %w", err)
 	}
 	return nil
@@ -68,8 +67,8 @@ func withPurgedEntries(want, current *podnetworkv1alpha1.PodNetworkStatus) *podn
 	return out
 }
 
-// lifecycleOwned returns the status fields the lifecycle controller owns.
-func lifecycleOwned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
+// owned returns the status fields the lifecycle controller owns.
+func owned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
 	out := s.DeepCopy()
 	out.Quarantine = nil
 	out.AllocationConflicts = nil
@@ -77,10 +76,4 @@ func lifecycleOwned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.
 		out.Ranges[i].Usage = nil
 	}
 	return out
-}
-
-// statusApplyObject builds the server-side apply request body for a
-// PodNetwork's status.
-func statusApplyObject(name string, status *podnetworkv1alpha1.PodNetworkStatus) (*unstructured.Unstructured, error) {
-	return podnetworkv1alpha1.PodNetworkStatusApply(name, status)
 }

@@ -1,4 +1,4 @@
-package controllers
+package lifecycle
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // labelConsumers sets the in-sync label of every consumer to what the
 // lifecycle just reported in status.consumers, patching only the consumers
 // whose label changed. The label is what `kubectl get pnc` shows as IN SYNC.
-func (r *PodNetworkReconciler) labelConsumers(ctx context.Context, consumers []podnetworkv1alpha1.PodNetworkConsumer, summaries []podnetworkv1alpha1.ConsumerSummary) error {
+func (r *Reconciler) labelConsumers(ctx context.Context, consumers []podnetworkv1alpha1.PodNetworkConsumer, summaries []podnetworkv1alpha1.ConsumerSummary) error {
 	inSync := make(map[string]bool, len(summaries))
 	for _, s := range summaries {
 		inSync[s.Name] = s.InSync

@@ -1,4 +1,4 @@
-package controllers
+package lifecycle
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
-	"podnetwork.io/operator/internal/lifecycle"
+	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,17 +22,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// LifecycleFieldManager is the server-side apply field manager the lifecycle
+// FieldManager is the server-side apply field manager the lifecycle
 // controller writes PodNetwork status with. It owns every status field except
 // ranges[].usage and quarantine, which NodeIPAM owns.
-const LifecycleFieldManager = "podnetwork-operator/lifecycle"
+const FieldManager = "podnetwork-operator/lifecycle"
 
-// PodNetworkReconciler moves every range of PodNetwork "default" through
+// Reconciler moves every range of PodNetwork "default" through
 // Pending → Active → Draining → Released as the consumers acknowledge each
 // phase. It reads the PodNetwork, the consumers, the nodes and the
-// ServiceCIDRs, lets the pure lifecycle.Compute decide, writes status once and
+// ServiceCIDRs, lets the pure lifecyclecore.Compute decide, writes status once and
 // then emits the events.
-type PodNetworkReconciler struct {
+type Reconciler struct {
 	Client     client.Client
 	Recorder   events.EventRecorder
 	StallAfter time.Duration
@@ -51,7 +51,7 @@ type PodNetworkReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile runs one step of the lifecycle.
-func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pn := &podnetworkv1alpha1.PodNetwork{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pn); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -68,7 +68,7 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	out := lifecycle.Compute(in)
+	out := lifecyclecore.Compute(in)
 
 	if err := r.writeStatus(ctx, pn, &out); err != nil {
 		return reconcile.Result{}, err
@@ -89,41 +89,41 @@ func (r *PodNetworkReconciler) Reconcile(ctx context.Context, req reconcile.Requ
 	return reconcile.Result{RequeueAfter: out.RequeueAfter}, nil
 }
 
-// readInput lists everything lifecycle.Compute needs.
-func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (lifecycle.Input, []podnetworkv1alpha1.PodNetworkConsumer, error) {
+// readInput lists everything lifecyclecore.Compute needs.
+func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (lifecyclecore.Input, []podnetworkv1alpha1.PodNetworkConsumer, error) {
 	var consumers podnetworkv1alpha1.PodNetworkConsumerList
 	if err := r.Client.List(ctx, &consumers); err != nil {
-		return lifecycle.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
+		return lifecyclecore.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
-	// lifecycleNode copies out the few fields it reads, so the nodes are
+	// nodeInput copies out the few fields it reads, so the nodes are
 	// listed without a deep copy of every cached Node per reconcile.
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return lifecycle.Input{}, nil, fmt.Errorf("listing nodes: %w", err)
+		return lifecyclecore.Input{}, nil, fmt.Errorf("listing nodes: %w", err)
 	}
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
-		return lifecycle.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
+		return lifecyclecore.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
-	in := lifecycle.Input{
+	in := lifecyclecore.Input{
 		Now:          r.clock().Now(),
 		Generation:   pn.Generation,
 		Deleting:     !pn.DeletionTimestamp.IsZero(),
 		Spec:         pn.Spec.Ranges,
 		Status:       pn.Status,
 		StallAfter:   r.StallAfter,
-		Consumers:    make([]lifecycle.Consumer, 0, len(consumers.Items)),
-		Nodes:        make([]lifecycle.Node, 0, len(nodes.Items)),
-		ServiceCIDRs: make([]lifecycle.ServiceCIDR, 0, len(serviceCIDRs.Items)),
+		Consumers:    make([]lifecyclecore.Consumer, 0, len(consumers.Items)),
+		Nodes:        make([]lifecyclecore.Node, 0, len(nodes.Items)),
+		ServiceCIDRs: make([]lifecyclecore.ServiceCIDR, 0, len(serviceCIDRs.Items)),
 	}
 	for i := range consumers.Items {
-		in.Consumers = append(in.Consumers, lifecycle.ConsumerFrom(&consumers.Items[i]))
+		in.Consumers = append(in.Consumers, lifecyclecore.ConsumerFrom(&consumers.Items[i]))
 	}
 	for i := range nodes.Items {
-		in.Nodes = append(in.Nodes, lifecycleNode(&nodes.Items[i]))
+		in.Nodes = append(in.Nodes, nodeInput(&nodes.Items[i]))
 	}
 	for i := range serviceCIDRs.Items {
-		in.ServiceCIDRs = append(in.ServiceCIDRs, lifecycleServiceCIDR(&serviceCIDRs.Items[i]))
+		in.ServiceCIDRs = append(in.ServiceCIDRs, serviceCIDRInput(&serviceCIDRs.Items[i]))
 	}
 	return in, consumers.Items, nil
 }
@@ -136,7 +136,7 @@ func (r *PodNetworkReconciler) readInput(ctx context.Context, pn *podnetworkv1al
 // note only. So an event about a range regards the PodNetwork with a field
 // path naming that range, and one about a consumer is related to it: two
 // ranges activated together are two events, not one with a count of 2.
-func (r *PodNetworkReconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecycle.Event) {
+func (r *Reconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecyclecore.Event) {
 	if r.Recorder == nil {
 		return
 	}
@@ -162,7 +162,7 @@ func (r *PodNetworkReconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lif
 	}
 }
 
-func (r *PodNetworkReconciler) clock() clock.PassiveClock {
+func (r *Reconciler) clock() clock.PassiveClock {
 	if r.Clock == nil {
 		return clock.RealClock{}
 	}
@@ -173,7 +173,7 @@ func (r *PodNetworkReconciler) clock() clock.PassiveClock {
 // depends on: consumers (their acknowledgements), nodes (their podCIDRs hold
 // Draining ranges; their addresses must stay outside every range) and
 // ServiceCIDRs (no range may overlap them).
-func (r *PodNetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toDefault := watches.EnqueuePodNetwork()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podnetwork-lifecycle").
