@@ -198,4 +198,3 @@ func (c *Cluster) track(p *process) error {
 	c.processes = append(c.processes, p)
 	return nil
 }
-

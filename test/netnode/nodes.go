@@ -46,7 +46,7 @@ func (k *Kubelet) AddNode(ctx context.Context, name string, opts NodeOptions) (*
 	}
 	n := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: map[string]string{
-			"node.alpha.kubernetes.io/ttl": "0",
+			"node.alpha.kubernetes.io/ttl":                           "0",
 			"volumes.kubernetes.io/controller-managed-attach-detach": "true",
 		}},
 		Spec: corev1.NodeSpec{PodCIDRs: opts.PodCIDRs},
