@@ -234,14 +234,10 @@ func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, all
 	if !alloc.AnyCandidate {
 		return reconcile.Result{}, nil
 	}
-	emit, period := r.state.Unavailable(node.Name)
+	emit, retry := r.state.Unavailable(node.Name, ue)
 	if emit {
 		r.Metrics.CIDRNotAvailable()
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
-	}
-	retry := period
-	if ue.RetryIn > 0 && ue.RetryIn < retry {
-		retry = ue.RetryIn
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("No podCIDR available for node", "candidates", alloc.Families,
 		"reasons", ue.Reasons, "retryIn", retry, "eventEmitted", emit)

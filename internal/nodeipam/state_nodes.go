@@ -60,10 +60,16 @@ func (s *State) Allocate(node *corev1.Node) (Allocation, error) {
 	return out, nil
 }
 
-// Unavailable decides, for a node that got no block, whether a
-// CIDRNotAvailable event is due and how long to wait before trying again.
-func (s *State) Unavailable(name string) (emit bool, retry time.Duration) {
-	return s.backoff.Failure(name)
+// Unavailable decides, for a node that got no block for the reasons in ue,
+// whether a CIDRNotAvailable event is due (at most once per backoff period)
+// and when to try again: after that period, or sooner when a quarantined
+// block becomes reusable.
+func (s *State) Unavailable(name string, ue *UnavailableError) (emit bool, retry time.Duration) {
+	emit, retry = s.backoff.Failure(name)
+	if ue != nil && ue.RetryIn > 0 && ue.RetryIn < retry {
+		retry = ue.RetryIn
+	}
+	return emit, retry
 }
 
 // OutcomeUnknown reports whether a write to the node failed without a

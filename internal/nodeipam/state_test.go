@@ -332,3 +332,31 @@ func TestStateSync(t *testing.T) {
 	g.Expect(res.Retry).To(BeFalse())
 	g.Expect(res.Problems).To(BeEmpty(), "a problem is reported once")
 }
+
+func TestStateUnavailable(t *testing.T) {
+	tests := []struct {
+		name      string
+		retryIn   time.Duration // of the UnavailableError
+		calls     int           // earlier failures of the same node
+		wantEmit  bool
+		wantRetry time.Duration
+	}{
+		{name: "first failure: event, retry after the backoff", wantEmit: true, wantRetry: time.Minute},
+		{name: "a quarantined block frees sooner", retryIn: 20 * time.Second, wantEmit: true, wantRetry: 20 * time.Second},
+		{name: "a quarantined block frees later", retryIn: time.Hour, wantEmit: true, wantRetry: time.Minute},
+		{name: "again at once: no event", calls: 1, wantRetry: time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			f := openState(t, smallNet())
+			ue := &UnavailableError{RetryIn: tt.retryIn}
+			for range tt.calls {
+				f.state.Unavailable("a", ue)
+			}
+			emit, retry := f.state.Unavailable("a", ue)
+			g.Expect(emit).To(Equal(tt.wantEmit))
+			g.Expect(retry).To(Equal(tt.wantRetry))
+		})
+	}
+}
