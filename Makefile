@@ -55,7 +55,7 @@ help: ## Show this help.
 
 .PHONY: manifests
 manifests: controller-gen ## Generate CRDs and RBAC from kubebuilder markers (config/ and the chart).
-	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator crd paths="./api/..." paths="./controllers" paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator crd paths="./api/..." paths="./controllers" paths="./controllers/adapters" paths="./controllers/lifecycle" paths="./controllers/nodeipam" paths="./internal/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator-adapters paths="./controllers/adapterrbac" output:rbac:artifacts:config=config/rbac/adapters
 	@hack/sync-chart.sh
 

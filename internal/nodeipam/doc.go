@@ -1,10 +1,15 @@
-// Package nodeipam is the pure decision logic of the built-in NodeIPAM: it
-// turns the PodNetwork into allocator ranges and candidate ranges, picks the
+// Package nodeipam is the decision logic of the built-in NodeIPAM: it turns
+// the PodNetwork into allocator ranges and candidate ranges, picks the
 // ranges a Node may get its blocks from, asks the allocator for all families
 // at once, decides when a CIDRNotAvailable event may be emitted again, and
-// computes what NodeIPAM reports into the PodNetwork status. It never talks to
-// the API server; controllers/nodeipam*.go reads, calls this package and
-// writes.
+// computes what NodeIPAM reports into the PodNetwork status.
+//
+// State is its stateful core (state*.go, rebuild.go): the allocator plus what
+// NodeIPAM knows about nodes between two reads of the API. It decides
+// reservation, adoption, conflicts, return-to-pool and quarantine, on an
+// injected clock. Nothing here talks to the API server or logs;
+// controllers/nodeipam translates watch events into calls of State, writes
+// the results and triggers the work they call for.
 //
 // # Candidate order
 //

@@ -44,11 +44,11 @@ func listedNodes(n int) *corev1.NodeList {
 }
 
 // rebuildOurs does what the operator's start-up rebuild does with the listed
-// nodes (controllers/nodeipam_rebuild.go, reserveAll and rebuild): a fresh
+// nodes (nodeipam.Rebuild, filled by controllers/nodeipam's rebuilder): a fresh
 // allocator, every podCIDR reserved for its node, the per-node records kept,
 // then the sort-and-sweep overlap check. The paginated LIST and the
 // controller around it are measured in the main module
-// (BenchmarkNodeIPAMRebuild in controllers).
+// (BenchmarkNodeIPAMRebuild in controllers/nodeipam).
 func rebuildOurs(list *corev1.NodeList) (any, error) {
 	a := allocator.New(allocator.Options{RecycleDelay: time.Minute})
 	if err := a.SetRanges([]allocator.RangeSpec{{Name: "r", Prefix: rebuildCluster, NodeMaskSize: 24, Active: true}}); err != nil {

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers"
+	adapterctrl "podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
 	"podnetwork.io/operator/test/netnode"
@@ -19,8 +19,8 @@ import (
 )
 
 const (
-	kubeProxy = controllers.KubeProxyConsumerName
-	flannel   = controllers.FlannelConsumerName
+	kubeProxy = adapterctrl.KubeProxyConsumerName
+	flannel   = adapterctrl.FlannelConsumerName
 
 	// initialNodes are IPv4-only nodes with podCIDRs 10.244.<i>.0/24.
 	initialNodes = 3

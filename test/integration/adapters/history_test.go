@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers"
+	adapterctrl "podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/internal/adapters"
 	flannelcfg "podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
@@ -47,8 +47,8 @@ type component struct {
 }
 
 var components = []component{
-	{controllers.KubeProxyConsumerName, kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyName, kubeProxyCovers},
-	{controllers.FlannelConsumerName, flannelNamespace, flannelConfigMap, flannelKey, flannelDaemonSet, flannelCovers},
+	{adapterctrl.KubeProxyConsumerName, kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyName, kubeProxyCovers},
+	{adapterctrl.FlannelConsumerName, flannelNamespace, flannelConfigMap, flannelKey, flannelDaemonSet, flannelCovers},
 }
 
 func recordHistory() *history {

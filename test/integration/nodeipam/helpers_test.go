@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
+	nodeipamctrl "podnetwork.io/operator/controllers/nodeipam"
 	"podnetwork.io/operator/test/invariants"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -285,7 +286,7 @@ func cidrNotAvailable(uid func() string) func() []string {
 		Expect(k8sClient.List(suiteCtx, &list)).To(Succeed())
 		var out []string
 		for _, ev := range list.Items {
-			if ev.Reason != controllers.CIDRNotAvailableReason || string(ev.Regarding.UID) != uid() {
+			if ev.Reason != nodeipamctrl.CIDRNotAvailableReason || string(ev.Regarding.UID) != uid() {
 				continue
 			}
 			Expect(ev.Type).To(Equal(corev1.EventTypeWarning))
@@ -314,7 +315,7 @@ func uidOf(name string) func() string {
 func consumerAck(rangeName string) func() *podnetworkv1alpha1.ConsumerRangeStatus {
 	return func() *podnetworkv1alpha1.ConsumerRangeStatus {
 		c := &podnetworkv1alpha1.PodNetworkConsumer{}
-		if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: controllers.NodeIPAMConsumerName}, c); err != nil {
+		if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: nodeipamctrl.ConsumerName}, c); err != nil {
 			return nil
 		}
 		for i := range c.Status.Ranges {

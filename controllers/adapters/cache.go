@@ -1,0 +1,36 @@
+package adapters
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CacheOptions restricts the informers of the objects only the
+// adapters read (ConfigMaps, DaemonSets, Pods) to the namespaces of the
+// enabled adapters, so the operator does not cache every pod of the cluster.
+// It leaves base alone when no adapter is enabled.
+func CacheOptions(base cache.Options, opts Options) cache.Options {
+	namespaces := map[string]cache.Config{}
+	if opts.KubeProxy {
+		namespaces[opts.KubeProxyConfigMap.Namespace] = cache.Config{}
+		namespaces[opts.KubeProxyDaemonSet.Namespace] = cache.Config{}
+	}
+	if opts.Flannel {
+		namespaces[opts.FlannelConfigMap.Namespace] = cache.Config{}
+		namespaces[opts.FlannelDaemonSet.Namespace] = cache.Config{}
+	}
+	if len(namespaces) == 0 {
+		return base
+	}
+	byObject := make(map[client.Object]cache.ByObject, len(base.ByObject)+3)
+	for obj, cfg := range base.ByObject {
+		byObject[obj] = cfg
+	}
+	for _, obj := range []client.Object{&corev1.ConfigMap{}, &appsv1.DaemonSet{}, &corev1.Pod{}} {
+		byObject[obj] = cache.ByObject{Namespaces: namespaces}
+	}
+	base.ByObject = byObject
+	return base
+}

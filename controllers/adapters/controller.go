@@ -1,0 +1,122 @@
+package adapters
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	adaptercore "podnetwork.io/operator/internal/adapters"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Reconciler makes one component that does not speak the PodNetwork
+// protocol (kube-proxy, flannel) a consumer: it writes the covering prefixes
+// of the desired ranges into the component's ConfigMap, restarts the
+// component's DaemonSet, and acknowledges the phases in its own
+// PodNetworkConsumer once every pod runs the new configuration. Every step
+// reads its state from the API (the ConfigMap, the DaemonSet's annotations,
+// the pods), so a restarted or newly elected operator resumes where the last
+// one stopped.
+type Reconciler struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+
+	// Consumer is the name of the adapter's PodNetworkConsumer, Description
+	// its spec.description, FieldManager the field manager of every write.
+	Consumer     string
+	Description  string
+	FieldManager string
+
+	// ConfigMap and DaemonSet are the component's configuration and workload.
+	ConfigMap ConfigMapKey
+	DaemonSet types.NamespacedName
+
+	// Limits bound the covering prefixes.
+	Limits adaptercore.Limits
+
+	// Plan decides the configuration file for the current ranges
+	// (kubeproxy.Plan, flannel.Plan).
+	Plan func(current string, in adaptercore.Input) (adaptercore.Plan, error)
+
+	// Proof, when set, returns the nodes that have not proved yet that the
+	// component restarted there at or after since, beyond the DaemonSet's
+	// rollout (flannel's NetworkUnavailable=False/FlannelIsUp). ProofWhat
+	// says in words what each node must do, for the Ready message.
+	Proof     func(nodes []corev1.Node, pods []corev1.Pod, since time.Time) []string
+	ProofWhat string
+}
+
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
+
+// Reconcile reads the component's state, moves its configuration and rollout
+// one step towards the current ranges, and writes the adapter's
+// acknowledgements and Ready condition once.
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	self := &podnetworkv1alpha1.PodNetworkConsumer{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.Consumer}, self); err != nil {
+		// Not registered yet (registration triggers a reconcile) or deleted
+		// by an admin: a deleted consumer stops answering.
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !self.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	s, err := r.read(ctx, self)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	out, err := r.step(ctx, s)
+	if err != nil {
+		if apierrors.IsConflict(err) {
+			// The object changed since it was read (usually the cache was
+			// behind our own write); its watch event brings the new version
+			// and another reconcile, so this is no failure to back off from.
+			return reconcile.Result{RequeueAfter: conflictRetry}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, r.writeStatus(ctx, s, out)
+}
+
+// conflictRetry is how soon a reconcile that lost an optimistic-lock race
+// runs again if no watch event triggers it first.
+const conflictRetry = time.Second
+
+// outcome is what one reconcile concluded: the Ready condition and how to
+// answer each range.
+type outcome struct {
+	ready   metav1.ConditionStatus
+	reason  string
+	message string
+	// answer is false when the adapter cannot act (Ready=False): it then
+	// neither accepts nor rejects anything and keeps its previous
+	// acknowledgements.
+	answer bool
+	// applied is true when every pod runs the configuration that holds the
+	// current ranges, so every current phase is accepted with accepted.
+	applied  bool
+	accepted string
+	// rejected maps Pending ranges to their rejection messages.
+	rejected map[string]string
+}
+
+func notReady(reason, message string) outcome {
+	return outcome{ready: metav1.ConditionFalse, reason: reason, message: message}
+}
+
+func (r *Reconciler) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
+}

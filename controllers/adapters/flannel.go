@@ -1,0 +1,21 @@
+package adapters
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"podnetwork.io/operator/internal/adapters/flannel"
+)
+
+// flannelProofWhat is what the flannel adapter waits for on each node, in
+// words.
+const flannelProofWhat = "report NetworkUnavailable=False (" + flannel.FlannelIsUpReason + ")"
+
+// flannelProof returns the nodes whose flanneld has not yet stamped
+// NetworkUnavailable=False (FlannelIsUp) since the configuration changed and
+// since its pod was created. The DaemonSet rollout only shows the pods were
+// replaced; the stamp shows flanneld read the new net-conf.json and set up
+// its rules on that node.
+func flannelProof(nodes []corev1.Node, pods []corev1.Pod, since time.Time) []string {
+	return flannel.NodesWithoutProof(nodes, pods, since)
+}

@@ -1,0 +1,116 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	adaptercore "podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/adapters/rollout"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// scope is everything one reconcile of an adapter reads. A nil
+// PodNetwork, ConfigMap or DaemonSet means it does not exist.
+type scope struct {
+	self  *podnetworkv1alpha1.PodNetworkConsumer
+	pn    *podnetworkv1alpha1.PodNetwork
+	cm    *corev1.ConfigMap
+	ds    *appsv1.DaemonSet
+	pods  []corev1.Pod // the DaemonSet's pods
+	nodes []corev1.Node
+	input adaptercore.Input
+}
+
+// read fills an scope. Missing objects are not errors: the outcome
+// reports them.
+func (r *Reconciler) read(ctx context.Context, self *podnetworkv1alpha1.PodNetworkConsumer) (*scope, error) {
+	s := &scope{self: self}
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := getOptional(ctx, r.Client, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn, &s.pn); err != nil {
+		return nil, err
+	}
+	cm := &corev1.ConfigMap{}
+	if err := getOptional(ctx, r.Client, r.ConfigMap.NamespacedName, cm, &s.cm); err != nil {
+		return nil, err
+	}
+	ds := &appsv1.DaemonSet{}
+	if err := getOptional(ctx, r.Client, r.DaemonSet, ds, &s.ds); err != nil {
+		return nil, err
+	}
+	if s.ds != nil {
+		selector, err := metav1.LabelSelectorAsSelector(s.ds.Spec.Selector)
+		if err != nil {
+			return nil, fmt.Errorf("reading the selector of DaemonSet %s: %w", r.DaemonSet, err)
+		}
+		var pods corev1.PodList
+		if err := r.Client.List(ctx, &pods, client.InNamespace(s.ds.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+			return nil, fmt.Errorf("listing the pods of DaemonSet %s: %w", r.DaemonSet, err)
+		}
+		s.pods = rollout.OwnedPods(s.ds, pods.Items)
+	}
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes); err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	s.nodes = nodes.Items
+	var serviceCIDRs networkingv1.ServiceCIDRList
+	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
+		return nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
+	}
+	s.input = readInput(s.pn, self, s.nodes, serviceCIDRs.Items, r.Limits)
+	s.input.RunningOn = rollout.NodesOf(s.pods)
+	return s, nil
+}
+
+// getOptional gets key into obj and points *found at it, or leaves *found nil
+// when the object does not exist.
+func getOptional[T client.Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, found *T) error {
+	if err := c.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("reading %T %s: %w", obj, key, err)
+	}
+	*found = obj
+	return nil
+}
+
+// readInput converts what was read into the pure adaptercore.Input.
+// Unparseable addresses and prefixes are skipped: the apiserver validates
+// them, so they only come from a broken object, which must not stop the
+// adapter.
+func readInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNetworkConsumer,
+	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits adaptercore.Limits) adaptercore.Input {
+	in := adaptercore.Input{PodNetwork: pn, Previous: self.Status.Ranges, Limits: limits}
+	for i := range serviceCIDRs {
+		for _, c := range serviceCIDRs[i].Spec.CIDRs {
+			if p, err := netip.ParsePrefix(c); err == nil {
+				in.ServiceCIDRs = append(in.ServiceCIDRs, adaptercore.NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p.Masked()})
+			}
+		}
+	}
+	for i := range nodes {
+		n := &nodes[i]
+		for _, c := range n.Spec.PodCIDRs {
+			if p, err := netip.ParsePrefix(c); err == nil {
+				in.NodePodCIDRs = append(in.NodePodCIDRs, adaptercore.NamedPrefix{Name: n.Name, Prefix: p.Masked()})
+			}
+		}
+		for _, a := range n.Status.Addresses {
+			if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
+				continue
+			}
+			if ip, err := netip.ParseAddr(a.Address); err == nil {
+				in.NodeAddresses = append(in.NodeAddresses, adaptercore.NodeAddress{Node: n.Name, Addr: ip.Unmap()})
+			}
+		}
+	}
+	return in
+}

@@ -1,0 +1,132 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	adaptercore "podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/adapters/rollout"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// step moves the component one step towards the configuration the current
+// ranges need, in this order, each step only once the previous one holds:
+//
+//  1. the ConfigMap key holds the desired configuration (written only while
+//     no rollout is in progress);
+//  2. the DaemonSet's pod template carries the hash of that configuration
+//     (changed only while no rollout is in progress, with the time the
+//     ConfigMap last changed recorded on the DaemonSet);
+//  3. every pod of the DaemonSet was created from that template after that
+//     time, and the DaemonSet reports the rollout complete;
+//  4. for flannel, every node proved that flanneld restarted.
+//
+// Only then are the current phases accepted. Rejections do not wait.
+func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
+	if s.pn == nil || len(s.pn.Status.Ranges) == 0 {
+		// Nothing to configure, and writing a configuration without ranges
+		// would wipe a cluster that is only being adopted.
+		return outcome{ready: metav1.ConditionTrue, reason: adaptercore.ReasonNoPodNetwork, answer: true,
+			message: fmt.Sprintf("PodNetwork %q tracks no range yet; the %s configuration is left as it is", podnetworkv1alpha1.PodNetworkName, r.Consumer)}, nil
+	}
+	if s.cm == nil {
+		return notReady(adaptercore.ReasonConfigMapNotFound, fmt.Sprintf("ConfigMap %s not found", r.ConfigMap.NamespacedName)), nil
+	}
+	current, ok := s.cm.Data[r.ConfigMap.Key]
+	if !ok {
+		return notReady(adaptercore.ReasonConfigMapNotFound, fmt.Sprintf("ConfigMap %s has no key %q", r.ConfigMap.NamespacedName, r.ConfigMap.Key)), nil
+	}
+	if s.ds == nil {
+		return notReady(adaptercore.ReasonDaemonSetNotFound, fmt.Sprintf("DaemonSet %s not found", r.DaemonSet)), nil
+	}
+	plan, err := r.Plan(current, s.input)
+	if err != nil {
+		return notReady(adaptercore.ReasonInvalidConfig, adaptercore.Truncate(fmt.Sprintf(
+			"%s of ConfigMap %s cannot be managed (nothing was changed; fix it by hand): %v", r.ConfigMap.Key, r.ConfigMap.NamespacedName, err))), nil
+	}
+	if plan.RangeIndependent != "" {
+		return outcome{ready: metav1.ConditionTrue, reason: adaptercore.ReasonRangeIndependent, message: plan.RangeIndependent,
+			answer: true, applied: true, accepted: plan.RangeIndependent}, nil
+	}
+
+	out := outcome{ready: metav1.ConditionTrue, answer: true, rejected: plan.Decision.Rejected}
+	wait := func(reason, message string) (outcome, error) {
+		out.reason, out.message = reason, withProblems(message, plan.Decision.Problems)
+		return out, nil
+	}
+	if plan.Config != current {
+		if !rollout.Settled(s.ds) {
+			return wait(adaptercore.ReasonWaitingForRollout, fmt.Sprintf("%s must change to %s; waiting for the rollout in progress to finish first: %s",
+				r.ConfigMap, plan.Summary, rollout.Describe(s.ds, s.pods)))
+		}
+		if err := r.writeConfig(ctx, s.cm, plan.Config); err != nil {
+			return out, err
+		}
+		ctrl.LoggerFrom(ctx).Info("Rewrote the component configuration", "adapter", r.Consumer, "configMap", r.ConfigMap.String(), "value", plan.Summary)
+	}
+	hash := adaptercore.ConfigHash(plan.Config)
+	if rollout.TemplateHash(s.ds) != hash {
+		if !rollout.Settled(s.ds) {
+			return wait(adaptercore.ReasonWaitingForRollout, fmt.Sprintf("DaemonSet %s must restart with %s; waiting for the rollout in progress to finish first: %s",
+				r.DaemonSet, plan.Summary, rollout.Describe(s.ds, s.pods)))
+		}
+		if err := r.startRollout(ctx, s.ds, hash, rollout.LastChange(s.cm)); err != nil {
+			return out, err
+		}
+		ctrl.LoggerFrom(ctx).Info("Started a rollout", "adapter", r.Consumer, "daemonSet", r.DaemonSet.String(), "configHash", hash)
+	}
+	if p := rollout.Check(s.ds, s.pods, hash); !p.Done {
+		return wait(adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", plan.Summary, p.Message))
+	}
+	if r.Proof != nil {
+		since := rollout.ChangedAt(s.ds)
+		if waiting := r.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
+			return wait(adaptercore.ReasonWaitingForNodes, fmt.Sprintf("%s is rolled out to DaemonSet %s; waiting for %d nodes to %s at or after %s: %s",
+				plan.Summary, r.DaemonSet, len(waiting), r.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting)))
+		}
+	}
+	out.applied = true
+	out.accepted = fmt.Sprintf("%s runs on all %d pods of DaemonSet %s", plan.Summary, len(s.pods), r.DaemonSet)
+	return wait(adaptercore.ReasonRunning, out.accepted)
+}
+
+// writeConfig sets the managed key of the ConfigMap. The patch carries the
+// resourceVersion it was computed from, so a concurrent edit is never
+// overwritten: it fails with a conflict and the next reconcile starts over
+// from the edited text.
+func (r *Reconciler) writeConfig(ctx context.Context, cm *corev1.ConfigMap, content string) error {
+	base := cm.DeepCopy()
+	cm.Data[r.ConfigMap.Key] = content
+	if err := r.Client.Patch(ctx, cm, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(r.FieldManager)); err != nil {
+		return fmt.Errorf("writing %s: %w", r.ConfigMap, err)
+	}
+	return nil
+}
+
+// startRollout sets the configuration hash on the DaemonSet's pod template
+// and records when the configuration changed, in one optimistic-locked patch.
+func (r *Reconciler) startRollout(ctx context.Context, ds *appsv1.DaemonSet, hash string, changedAt time.Time) error {
+	base := ds.DeepCopy()
+	rollout.Start(ds, hash, changedAt)
+	if err := r.Client.Patch(ctx, ds, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(r.FieldManager)); err != nil {
+		return fmt.Errorf("starting the rollout of DaemonSet %s: %w", r.DaemonSet, err)
+	}
+	return nil
+}
+
+// withProblems appends the problems that block new ranges to a Ready message.
+func withProblems(message string, problems []string) string {
+	if len(problems) == 0 {
+		return message
+	}
+	return adaptercore.Truncate(message + ". Problem: " + strings.Join(problems, "; "))
+}

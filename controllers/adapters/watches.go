@@ -1,0 +1,59 @@
+package adapters
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+)
+
+// SetupWithManager watches everything the adapter reads and funnels every
+// event into one request: the adapter always reconciles the whole component.
+// Waiting (for a rollout, a pod, a node's proof) is event-driven; nothing
+// polls.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	one := watches.EnqueuePodNetwork()
+	named := func(nn types.NamespacedName) builder.Predicates {
+		return builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			return o.GetNamespace() == nn.Namespace && o.GetName() == nn.Name
+		}))
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(r.Consumer+"-adapter").
+		Watches(&podnetworkv1alpha1.PodNetwork{}, one, named(types.NamespacedName{Name: podnetworkv1alpha1.PodNetworkName})).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, one, named(types.NamespacedName{Name: r.Consumer})).
+		Watches(&corev1.ConfigMap{}, one, named(r.ConfigMap.NamespacedName)).
+		Watches(&appsv1.DaemonSet{}, one, named(r.DaemonSet)).
+		Watches(&corev1.Pod{}, one, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+			ref := metav1.GetControllerOf(o)
+			return o.GetNamespace() == r.DaemonSet.Namespace && ref != nil && ref.Kind == "DaemonSet" && ref.Name == r.DaemonSet.Name
+		}))).
+		Watches(&corev1.Node{}, one, builder.WithPredicates(watches.NodeUpdate(nodeChanged))).
+		Watches(&networkingv1.ServiceCIDR{}, one).
+		Complete(r)
+}
+
+// nodeChanged reports the node updates that change what an adapter
+// reads: podCIDRs, addresses and the NetworkUnavailable condition (flannel's
+// proof). Heartbeats of other conditions do not wake the adapters.
+func nodeChanged(oldNode, newNode *corev1.Node) bool {
+	return watches.NodeNetworkChanged(oldNode, newNode) ||
+		!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
+}
+
+func networkUnavailable(n *corev1.Node) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeNetworkUnavailable {
+			return &n.Status.Conditions[i]
+		}
+	}
+	return nil
+}

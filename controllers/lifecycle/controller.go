@@ -1,0 +1,185 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/watches"
+	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// FieldManager is the server-side apply field manager the lifecycle
+// controller writes PodNetwork status with. It owns every status field except
+// ranges[].usage and quarantine, which NodeIPAM owns.
+const FieldManager = "podnetwork-operator/lifecycle"
+
+// Reconciler moves every range of PodNetwork "default" through
+// Pending → Active → Draining → Released as the consumers acknowledge each
+// phase. It reads the PodNetwork, the consumers, the nodes and the
+// ServiceCIDRs, lets the pure lifecyclecore.Compute decide, writes status once and
+// then emits the events.
+type Reconciler struct {
+	Client     client.Client
+	Recorder   events.EventRecorder
+	StallAfter time.Duration
+	// Clock defaults to the real clock; tests inject a fake one.
+	Clock clock.PassiveClock
+	// Metrics records the transitions; nil records nothing.
+	Metrics *metrics.Metrics
+}
+
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/finalizers,verbs=update
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile runs one step of the lifecycle.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pn); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	deleting := !pn.DeletionTimestamp.IsZero()
+	// Add the finalizer first and return: the update triggers the next
+	// reconcile, and a deletion can never race an unfinalized object.
+	if !deleting && !controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
+		want := append(slices.Clone(pn.Finalizers), podnetworkv1alpha1.PodNetworkDrainFinalizer)
+		return reconcile.Result{}, ignoreFinalizersChanged(setFinalizers(ctx, r.Client, pn, want))
+	}
+
+	in, consumers, err := r.readInput(ctx, pn)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	out := lifecyclecore.Compute(in)
+
+	if err := r.writeStatus(ctx, pn, &out); err != nil {
+		return reconcile.Result{}, err
+	}
+	r.Metrics.ObserveTransitions(pn.Status.Ranges, out.Ranges, consumers)
+	r.emit(pn, out.Events)
+	if err := r.labelConsumers(ctx, consumers, out.Consumers); err != nil {
+		return reconcile.Result{}, err
+	}
+
+	if deleting && out.FinalizerRemovable && controllerutil.ContainsFinalizer(pn, podnetworkv1alpha1.PodNetworkDrainFinalizer) {
+		want := slices.DeleteFunc(slices.Clone(pn.Finalizers), func(f string) bool { return f == podnetworkv1alpha1.PodNetworkDrainFinalizer })
+		if err := setFinalizers(ctx, r.Client, pn, want); err != nil {
+			return reconcile.Result{}, ignoreFinalizersChanged(err)
+		}
+		ctrl.LoggerFrom(ctx).Info("Every range released; PodNetwork may be deleted")
+	}
+	return reconcile.Result{RequeueAfter: out.RequeueAfter}, nil
+}
+
+// readInput lists everything lifecyclecore.Compute needs.
+func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) (lifecyclecore.Input, []podnetworkv1alpha1.PodNetworkConsumer, error) {
+	var consumers podnetworkv1alpha1.PodNetworkConsumerList
+	if err := r.Client.List(ctx, &consumers); err != nil {
+		return lifecyclecore.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
+	}
+	// nodeInput copies out the few fields it reads, so the nodes are
+	// listed without a deep copy of every cached Node per reconcile.
+	var nodes corev1.NodeList
+	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
+		return lifecyclecore.Input{}, nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	var serviceCIDRs networkingv1.ServiceCIDRList
+	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
+		return lifecyclecore.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
+	}
+	in := lifecyclecore.Input{
+		Now:          r.clock().Now(),
+		Generation:   pn.Generation,
+		Deleting:     !pn.DeletionTimestamp.IsZero(),
+		Spec:         pn.Spec.Ranges,
+		Status:       pn.Status,
+		StallAfter:   r.StallAfter,
+		Consumers:    make([]lifecyclecore.Consumer, 0, len(consumers.Items)),
+		Nodes:        make([]lifecyclecore.Node, 0, len(nodes.Items)),
+		ServiceCIDRs: make([]lifecyclecore.ServiceCIDR, 0, len(serviceCIDRs.Items)),
+	}
+	for i := range consumers.Items {
+		in.Consumers = append(in.Consumers, lifecyclecore.ConsumerFrom(&consumers.Items[i]))
+	}
+	for i := range nodes.Items {
+		in.Nodes = append(in.Nodes, nodeInput(&nodes.Items[i]))
+	}
+	for i := range serviceCIDRs.Items {
+		in.ServiceCIDRs = append(in.ServiceCIDRs, serviceCIDRInput(&serviceCIDRs.Items[i]))
+	}
+	return in, consumers.Items, nil
+}
+
+// emit records the events Compute asked for, after the status write
+// succeeded, so an event never announces a state the API does not show.
+//
+// The events.k8s.io recorder folds events with the same regarding object,
+// related object, reason and action into one series and keeps the first
+// note only. So an event about a range regards the PodNetwork with a field
+// path naming that range, and one about a consumer is related to it: two
+// ranges activated together are two events, not one with a count of 2.
+func (r *Reconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecyclecore.Event) {
+	if r.Recorder == nil {
+		return
+	}
+	for _, ev := range evs {
+		regarding := &corev1.ObjectReference{
+			APIVersion: podnetworkv1alpha1.GroupVersion.String(),
+			Kind:       "PodNetwork",
+			Name:       pn.Name,
+			UID:        pn.UID,
+		}
+		if ev.Range != "" {
+			regarding.FieldPath = fmt.Sprintf("status.ranges{%s}", ev.Range)
+		}
+		var related runtime.Object
+		if ev.Consumer != "" {
+			related = &corev1.ObjectReference{
+				APIVersion: podnetworkv1alpha1.GroupVersion.String(),
+				Kind:       "PodNetworkConsumer",
+				Name:       ev.Consumer,
+			}
+		}
+		r.Recorder.Eventf(regarding, related, ev.Type, ev.Reason, ev.Action, "%s", ev.Message)
+	}
+}
+
+func (r *Reconciler) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
+}
+
+// SetupWithManager watches the PodNetwork and everything its lifecycle
+// depends on: consumers (their acknowledgements), nodes (their podCIDRs hold
+// Draining ranges; their addresses must stay outside every range) and
+// ServiceCIDRs (no range may overlap them).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toDefault := watches.EnqueuePodNetwork()
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("podnetwork-lifecycle").
+		For(&podnetworkv1alpha1.PodNetwork{}).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
+		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
+		Watches(&networkingv1.ServiceCIDR{}, toDefault).
+		Complete(r)
+}

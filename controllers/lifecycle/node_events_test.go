@@ -1,0 +1,51 @@
+package lifecycle
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
+	testingclock "k8s.io/utils/clock/testing"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// A burst of node events must cost one lifecycle reconcile, due only once
+// the coalescing delay has passed.
+func TestCoalescedNodeEventsEnqueueOnceAfterTheDelay(t *testing.T) {
+	g := NewWithT(t)
+	clk := testingclock.NewFakeClock(time.Now())
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.DefaultTypedControllerRateLimiter[reconcile.Request](),
+		workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Clock: clk},
+	)
+	defer q.ShutDown()
+
+	h := coalescedNodeEvents(time.Second)
+	ctx := context.Background()
+	for i := range 100 {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n" + string(rune('a'+i%26))}}
+		switch i % 3 {
+		case 0:
+			h.Create(ctx, event.CreateEvent{Object: node}, q)
+		case 1:
+			h.Update(ctx, event.UpdateEvent{ObjectOld: node, ObjectNew: node}, q)
+		default:
+			h.Delete(ctx, event.DeleteEvent{Object: node}, q)
+		}
+	}
+	g.Expect(q.Len()).To(BeZero(), "nothing is due before the delay")
+
+	clk.Step(time.Second)
+	g.Eventually(q.Len).Should(Equal(1), "one reconcile for the whole burst")
+	got, _ := q.Get()
+	g.Expect(got).To(Equal(reconcile.Request{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}))
+	q.Done(got)
+	g.Expect(q.Len()).To(BeZero())
+}

@@ -1,0 +1,79 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// writeStatus applies the lifecycle's part of the PodNetwork status in one
+// server-side apply, and only when it changed. Fields NodeIPAM owns
+// (ranges[].usage, quarantine) are left out, so the two writers never
+// overwrite each other.
+func (r *Reconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecyclecore.Output) error {
+	desired := pn.Status.DeepCopy()
+	out.ApplyTo(desired)
+	want := owned(desired)
+	if equality.Semantic.DeepEqual(owned(&pn.Status), want) {
+		return nil
+	}
+	err := r.apply(ctx, pn.Name, want)
+	if apierrors.IsInvalid(err) {
+		// A purged range whose usage NodeIPAM still owns would survive the
+		// apply as an entry without cidr or phase, which the schema refuses.
+		// NodeIPAM drops usage before it acknowledges Released, so this only
+		// happens when NodeIPAM stopped running meanwhile: take the purged
+		// entries over whole (usage included), then drop them.
+		if takeErr := r.apply(ctx, pn.Name, withPurgedEntries(want, &pn.Status)); takeErr != nil {
+			return errors.Join(err, takeErr)
+		}
+		err = r.apply(ctx, pn.Name, want)
+	}
+	return err
+}
+
+// apply server-side applies status under the lifecycle's field manager.
+func (r *Reconciler) apply(ctx context.Context, name string, status *podnetworkv1alpha1.PodNetworkStatus) error {
+	u, err := podnetworkv1alpha1.PodNetworkStatusApply(name, status)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying PodNetwork status: %w", err)
+	}
+	return nil
+}
+
+// withPurgedEntries returns want plus, whole, every range entry of current
+// that want drops.
+func withPurgedEntries(want, current *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
+	out := want.DeepCopy()
+	kept := make(map[string]bool, len(want.Ranges))
+	for _, rs := range want.Ranges {
+		kept[rs.Name] = true
+	}
+	for _, rs := range current.Ranges {
+		if !kept[rs.Name] {
+			out.Ranges = append(out.Ranges, *rs.DeepCopy())
+		}
+	}
+	return out
+}
+
+// owned returns the status fields the lifecycle controller owns.
+func owned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
+	out := s.DeepCopy()
+	out.Quarantine = nil
+	out.AllocationConflicts = nil
+	for i := range out.Ranges {
+		out.Ranges[i].Usage = nil
+	}
+	return out
+}

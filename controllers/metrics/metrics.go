@@ -1,0 +1,110 @@
+// Package metrics holds the operator's Prometheus metrics: the counters and
+// histograms the leader updates as things happen, and a collector that reads
+// the PodNetwork status at scrape time.
+//
+// Metrics follow Prometheus conventions: the podnetwork_ prefix, base units
+// (seconds, blocks) and _total for counters. State that lives in the
+// PodNetwork status (phases, block usage) is read from the cache at scrape
+// time, so every replica reports the same numbers and nothing is kept only
+// in memory; event-like numbers are counters and histograms updated by the
+// leader.
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Metrics are the operator's metrics. The methods are safe on a nil
+// *Metrics, which records nothing, so a reconciler built by a unit test
+// needs none.
+type Metrics struct {
+	rangeTransitions   *prometheus.CounterVec
+	phaseDuration      *prometheus.HistogramVec
+	consumerAck        *prometheus.HistogramVec
+	allocationDuration prometheus.Histogram
+	cidrNotAvailable   prometheus.Counter
+	status             *statusCollector
+}
+
+// New returns unregistered metrics; Register them, or use ForProcess.
+func New() *Metrics {
+	return &Metrics{
+		rangeTransitions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podnetwork_range_transitions_total",
+			Help: "Range phase transitions, by the phase entered.",
+		}, []string{"phase"}),
+		phaseDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "podnetwork_range_phase_duration_seconds",
+			Help:    "How long a range stayed in a phase before it moved on (waiting for consumers or nodes), by phase.",
+			Buckets: prometheus.ExponentialBuckets(0.5, 2, 14), // 0.5s .. ~68min
+		}, []string{"phase"}),
+		consumerAck: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "podnetwork_consumer_ack_duration_seconds",
+			Help:    "Time from a range entering a phase to a consumer acknowledging it, by consumer and phase.",
+			Buckets: prometheus.ExponentialBuckets(0.5, 2, 14),
+		}, []string{"consumer", "phase"}),
+		allocationDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "podnetwork_node_allocation_duration_seconds",
+			Help:    "Time from NodeIPAM first seeing a node without podCIDRs to writing them.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 14), // 10ms .. ~82s
+		}),
+		cidrNotAvailable: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podnetwork_cidr_not_available_total",
+			Help: "CIDRNotAvailable events: a node needed a block and no matching Active range had one free.",
+		}),
+		status: &statusCollector{},
+	}
+}
+
+// Register registers every metric with reg.
+func (m *Metrics) Register(reg prometheus.Registerer) error {
+	for _, c := range []prometheus.Collector{m.rangeTransitions, m.phaseDuration, m.consumerAck,
+		m.allocationDuration, m.cidrNotAvailable, m.status} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// process is the one set of metrics registered with controller-runtime's
+// registry. A registry refuses a second collector of the same name, and a
+// test may start the manager several times in one process.
+var process = sync.OnceValues(func() (*Metrics, error) {
+	m := New()
+	return m, m.Register(crmetrics.Registry)
+})
+
+// ForProcess returns the metrics registered with controller-runtime's
+// registry, registering them on the first call, and points the status
+// collector at reader (the cache of the manager started last).
+func ForProcess(reader client.Reader) (*Metrics, error) {
+	m, err := process()
+	if err != nil {
+		return nil, err
+	}
+	m.status.reader.Store(&reader)
+	return m, nil
+}
+
+// ObserveAllocation records how long a node waited for its podCIDRs, from
+// NodeIPAM first seeing it without any to writing them.
+func (m *Metrics) ObserveAllocation(waited time.Duration) {
+	if m == nil {
+		return
+	}
+	m.allocationDuration.Observe(waited.Seconds())
+}
+
+// CIDRNotAvailable counts one CIDRNotAvailable event.
+func (m *Metrics) CIDRNotAvailable() {
+	if m == nil {
+		return
+	}
+	m.cidrNotAvailable.Inc()
+}

@@ -1,0 +1,80 @@
+package metrics
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var (
+	rangePhaseDesc = prometheus.NewDesc("podnetwork_range_phase",
+		"1 for the phase each tracked range is in, 0 for the others.", []string{"range", "cidr", "phase"}, nil)
+	rangeBlocksDesc = prometheus.NewDesc("podnetwork_range_blocks",
+		"Node blocks of a range by state (allocated, free, quarantined), as NodeIPAM reports them.", []string{"range", "state"}, nil)
+	rangeCapacityDesc = prometheus.NewDesc("podnetwork_range_capacity_blocks",
+		"Node blocks a range holds in all.", []string{"range"}, nil)
+	rangeWaitingDesc = prometheus.NewDesc("podnetwork_range_phase_age_seconds",
+		"Seconds since each tracked range entered its current phase.", []string{"range", "phase"}, nil)
+	consumerInSyncDesc = prometheus.NewDesc("podnetwork_consumer_in_sync",
+		"1 when a consumer has acknowledged the current phase of every range, else 0.", []string{"consumer", "required"}, nil)
+)
+
+// statusCollector reports the PodNetwork status from the informer cache.
+// The reader is swapped when a manager starts again in the same process.
+type statusCollector struct {
+	reader atomic.Pointer[client.Reader]
+}
+
+func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{rangePhaseDesc, rangeBlocksDesc, rangeCapacityDesc, rangeWaitingDesc, consumerInSyncDesc} {
+		ch <- d
+	}
+}
+
+func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
+	r := c.reader.Load()
+	if r == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := (*r).Get(ctx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn); err != nil {
+		return
+	}
+	phases := []podnetworkv1alpha1.RangePhase{podnetworkv1alpha1.RangePhasePending, podnetworkv1alpha1.RangePhaseActive,
+		podnetworkv1alpha1.RangePhaseDraining, podnetworkv1alpha1.RangePhaseReleased}
+	for _, rs := range pn.Status.Ranges {
+		for _, p := range phases {
+			v := 0.0
+			if rs.Phase == p {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(rangePhaseDesc, prometheus.GaugeValue, v, rs.Name, rs.CIDR, string(p))
+		}
+		if !rs.PhaseSince.IsZero() {
+			ch <- prometheus.MustNewConstMetric(rangeWaitingDesc, prometheus.GaugeValue, time.Since(rs.PhaseSince.Time).Seconds(), rs.Name, string(rs.Phase))
+		}
+		if u := rs.Usage; u != nil {
+			ch <- prometheus.MustNewConstMetric(rangeCapacityDesc, prometheus.GaugeValue, float64(u.Capacity), rs.Name)
+			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(u.Allocated), rs.Name, "allocated")
+			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(u.Free), rs.Name, "free")
+			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(u.Quarantined), rs.Name, "quarantined")
+		}
+	}
+	for _, cs := range pn.Status.Consumers {
+		v := 0.0
+		if cs.InSync {
+			v = 1
+		}
+		required := "false"
+		if cs.Required {
+			required = "true"
+		}
+		ch <- prometheus.MustNewConstMetric(consumerInSyncDesc, prometheus.GaugeValue, v, cs.Name, required)
+	}
+}

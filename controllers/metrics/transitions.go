@@ -1,0 +1,37 @@
+package metrics
+
+import (
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// ObserveTransitions records the transitions between the previous and the
+// new status: the phase entered, how long the old phase lasted and how long
+// each consumer took to acknowledge it.
+func (m *Metrics) ObserveTransitions(before, after []podnetworkv1alpha1.RangeStatus, consumers []podnetworkv1alpha1.PodNetworkConsumer) {
+	if m == nil {
+		return
+	}
+	old := make(map[string]podnetworkv1alpha1.RangeStatus, len(before))
+	for _, rs := range before {
+		old[rs.Name] = rs
+	}
+	for _, rs := range after {
+		prev, had := old[rs.Name]
+		if had && prev.Phase == rs.Phase && prev.CIDR == rs.CIDR {
+			continue
+		}
+		m.rangeTransitions.WithLabelValues(string(rs.Phase)).Inc()
+		if !had || prev.CIDR != rs.CIDR || prev.PhaseSince.IsZero() {
+			continue
+		}
+		m.phaseDuration.WithLabelValues(string(prev.Phase)).Observe(rs.PhaseSince.Sub(prev.PhaseSince.Time).Seconds())
+		for i := range consumers {
+			for _, ack := range consumers[i].Status.Ranges {
+				if ack.Matches(&prev) && ack.Result == podnetworkv1alpha1.AckAccepted && !ack.LastTransitionTime.IsZero() {
+					m.consumerAck.WithLabelValues(consumers[i].Name, string(prev.Phase)).
+						Observe(ack.LastTransitionTime.Sub(prev.PhaseSince.Time).Seconds())
+				}
+			}
+		}
+	}
+}

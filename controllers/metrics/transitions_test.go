@@ -1,0 +1,65 @@
+package metrics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+func TestObserveTransitions(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(d time.Duration) metav1.Time { return metav1.NewTime(t0.Add(d)) }
+	pending := v1alpha1.RangeStatus{Name: "blue", CIDR: "10.1.0.0/16", Phase: v1alpha1.RangePhasePending, PhaseSince: at(0)}
+	active := pending
+	active.Phase, active.PhaseSince = v1alpha1.RangePhaseActive, at(10*time.Second)
+	moved := active
+	moved.CIDR = "10.2.0.0/16"
+	consumer := v1alpha1.PodNetworkConsumer{
+		ObjectMeta: metav1.ObjectMeta{Name: "alpha"},
+		Status: v1alpha1.PodNetworkConsumerStatus{Ranges: []v1alpha1.ConsumerRangeStatus{{
+			Name: "blue", CIDR: pending.CIDR, Phase: v1alpha1.RangePhasePending,
+			Result: v1alpha1.AckAccepted, LastTransitionTime: at(4 * time.Second),
+		}}},
+	}
+	tests := []struct {
+		name                 string
+		before, after        []v1alpha1.RangeStatus
+		wantEntered          float64 // podnetwork_range_transitions_total{phase="Active"}
+		wantLasted, wantAcks int     // observations of the two histograms
+	}{
+		{name: "no change", before: []v1alpha1.RangeStatus{active}, after: []v1alpha1.RangeStatus{active}},
+		{name: "new range: entered, nothing lasted", after: []v1alpha1.RangeStatus{active}, wantEntered: 1},
+		{name: "phase change: entered, lasted, acknowledged", before: []v1alpha1.RangeStatus{pending}, after: []v1alpha1.RangeStatus{active},
+			wantEntered: 1, wantLasted: 1, wantAcks: 1},
+		{name: "CIDR change is a new range", before: []v1alpha1.RangeStatus{active}, after: []v1alpha1.RangeStatus{moved}, wantEntered: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New()
+			if err := m.Register(prometheus.NewRegistry()); err != nil {
+				t.Fatal(err)
+			}
+			m.ObserveTransitions(tt.before, tt.after, []v1alpha1.PodNetworkConsumer{consumer})
+			if got := testutil.ToFloat64(m.rangeTransitions.WithLabelValues("Active")); got != tt.wantEntered {
+				t.Errorf("transitions into Active = %v, want %v", got, tt.wantEntered)
+			}
+			if got := testutil.CollectAndCount(m.phaseDuration); got != tt.wantLasted {
+				t.Errorf("phase duration series = %d, want %d", got, tt.wantLasted)
+			}
+			if got := testutil.CollectAndCount(m.consumerAck); got != tt.wantAcks {
+				t.Errorf("consumer ack series = %d, want %d", got, tt.wantAcks)
+			}
+		})
+	}
+}
+
+func TestNilMetricsRecordNothing(t *testing.T) {
+	var m *Metrics
+	m.ObserveAllocation(time.Second)
+	m.CIDRNotAvailable()
+	m.ObserveTransitions(nil, []v1alpha1.RangeStatus{{Name: "blue"}}, nil)
+}

@@ -1,0 +1,119 @@
+package nodeipam
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// NetworkReconciler is NodeIPAM's side of the PodNetwork: it applies
+// the ranges to the allocator, reports usage, quarantine and conflicts into
+// the PodNetwork status, and acknowledges range phases as the
+// PodNetworkConsumer "node-ipam". It runs on the leader only, after the
+// start-up rebuild, with a single worker (lastWrite is not shared).
+type NetworkReconciler struct {
+	// Client reads from the cache and writes.
+	Client client.Client
+	// Reader reads the PodNetwork from the API server when a status write
+	// raced the lifecycle purging a range.
+	Reader client.Reader
+	// StatusInterval is the shortest time between two status writes.
+	StatusInterval time.Duration
+	// Clock measures StatusInterval, which is about load on the API server
+	// in real time; it defaults to the real clock. NodeIPAM's own clock
+	// (recycle delays, event backoff) may be a fake one in tests.
+	Clock clock.PassiveClock
+
+	state     *nodeipamcore.State
+	signals   *signals
+	lastWrite time.Time
+}
+
+// Reconcile brings the allocator, the reported status and the
+// acknowledgements in line with PodNetwork "default". The status is written
+// before the acknowledgements: NodeIPAM gives up the usage of a Released
+// range before acknowledging Released, so the lifecycle can purge it.
+func (r *NetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if !r.state.IsOpen() {
+		return reconcile.Result{}, nil // the rebuild kicks this when it finished
+	}
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pn); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("reading PodNetwork %s: %w", req.Name, err)
+		}
+		return reconcile.Result{}, r.sync(ctx, nil)
+	}
+	if err := r.sync(ctx, pn); err != nil {
+		return reconcile.Result{}, err
+	}
+	requeue, err := r.writeReport(ctx, pn)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.writeAcks(ctx, pn); err != nil {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// sync applies the PodNetwork (nil when there is none) to the state, logs
+// the ranges it cannot use and retries the waiting nodes when the ranges,
+// the policy or the candidates changed.
+func (r *NetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
+	res, err := r.state.Sync(pn)
+	if err != nil {
+		return err
+	}
+	logConfigProblems(ctx, res.Problems)
+	if res.Retry {
+		ctrl.LoggerFrom(ctx).V(1).Info("Applied PodNetwork to the node allocator",
+			"ranges", len(res.Config.Ranges), "candidates", len(res.Config.Candidates),
+			"recycleDelay", res.Config.RecycleDelay, "whenExhausted", res.Config.WhenExhausted.String())
+		r.signals.retryNodes()
+	}
+	return nil
+}
+
+// logConfigProblems logs the ranges NodeIPAM cannot use and the invalid
+// nodeSelector terms when they appear or change. They are not errors of the
+// reconcile: the range is rejected (Pending) or its terms match no node.
+func logConfigProblems(ctx context.Context, problems []nodeipamcore.ConfigProblem) {
+	log := ctrl.LoggerFrom(ctx)
+	for _, p := range problems {
+		if p.Selector {
+			log.Info("Range nodeSelector has invalid terms, which match no node", "range", p.Range, "reason", p.Reason)
+		} else {
+			log.Info("Range cannot be used by the node allocator", "range", p.Range, "reason", p.Reason)
+		}
+	}
+}
+
+// SetupWithManager watches PodNetwork "default", NodeIPAM's own
+// PodNetworkConsumer and the state's signal.
+func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	toDefault := watches.EnqueuePodNetwork()
+	named := func(name string) predicate.Predicate {
+		return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == name })
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("node-ipam-podnetwork").
+		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(ConsumerName))).
+		WatchesRawSource(r.signals.networkSource()).
+		Complete(r)
+}

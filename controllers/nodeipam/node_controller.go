@@ -1,0 +1,269 @@
+package nodeipam
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/watches"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+const (
+	// CIDRNotAvailableReason is the reason of the Warning event a node gets
+	// when no block is available for it (with backoff).
+	CIDRNotAvailableReason = "CIDRNotAvailable"
+
+	// staleCacheRetry is how soon a node is read again when the cache does
+	// not show podCIDRs NodeIPAM already saw or wrote.
+	staleCacheRetry = time.Second
+)
+
+// NodeReconciler assigns node.spec.podCIDRs from the Active ranges of
+// the PodNetwork. It runs on the leader only, after the start-up rebuild.
+type NodeReconciler struct {
+	// Client reads nodes from the cache and patches them.
+	Client client.Client
+	// Reader reads a node from the API server when the outcome of a write
+	// to it is unknown, so the retry never trusts a stale cache.
+	Reader client.Reader
+	// Recorder emits CIDRNotAvailable events.
+	Recorder events.EventRecorder
+	// Metrics records allocation times and CIDRNotAvailable events; nil
+	// records nothing.
+	Metrics *metrics.Metrics
+
+	state   *nodeipamcore.State
+	signals *signals
+}
+
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile gives a node without podCIDRs one block per IP family from its
+// candidate ranges, adopts podCIDRs NodeIPAM did not assign, and releases
+// the blocks of a node once its object is gone (not when its deletion
+// starts: finalizers may keep it, and its pods, around for long).
+func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if r.state.Park(req.Name) {
+		return reconcile.Result{}, nil // retried when the rebuild finished
+	}
+	node, err := r.readNode(ctx, req.Name)
+	if apierrors.IsNotFound(err) {
+		r.released(ctx, r.state.Gone(req.Name), "Released podCIDRs of a deleted node")
+		return reconcile.Result{}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	r.released(ctx, r.state.Replaced(node.Name, node.UID), "Released podCIDRs of a replaced node object")
+	if len(node.Spec.PodCIDRs) > 0 {
+		r.observe(ctx, node)
+		return reconcile.Result{}, nil
+	}
+	if !node.DeletionTimestamp.IsZero() {
+		r.state.StopWaiting(node.Name)
+		return reconcile.Result{}, nil
+	}
+
+	alloc, err := r.state.Allocate(node)
+	switch {
+	case alloc.Stale:
+		return reconcile.Result{RequeueAfter: staleCacheRetry}, nil
+	case err != nil:
+		return r.unavailable(ctx, node, alloc, err)
+	}
+	return r.write(ctx, node, alloc.Blocks)
+}
+
+// released logs the blocks a deleted or replaced node gave up, into
+// quarantine, and retries the nodes that wait for a block.
+func (r *NodeReconciler) released(ctx context.Context, blocks []netip.Prefix, msg string) {
+	if len(blocks) == 0 {
+		return
+	}
+	ctrl.LoggerFrom(ctx).Info(msg, "podCIDRs", blocks)
+	r.signals.all()
+}
+
+// observe hands the podCIDRs a node has to the state, which confirms or
+// adopts them, and reports what it found.
+func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) {
+	o := r.state.Observe(node)
+	if !o.Changed {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx)
+	if o.Adopted {
+		log.V(1).Info("Adopted podCIDRs NodeIPAM did not assign", "podCIDRs", o.PodCIDRs)
+	}
+	for _, c := range o.Conflicts {
+		log.Info("Node has a podCIDR overlapping another node's: another allocator is at work",
+			"podCIDR", c.Prefix, "otherNode", c.Other, "otherPodCIDR", c.OtherPrefix, "conflict", c.String())
+	}
+	r.signals.reconcileNetwork()
+}
+
+// rejected returns the blocks of a write the API certainly did not store to
+// the pool, and retries the nodes that wait for one.
+func (r *NodeReconciler) rejected(name string) {
+	r.state.Rejected(name)
+	r.signals.all()
+}
+
+// readNode reads the node from the cache, or from the API server when a
+// write to it had an unknown outcome.
+func (r *NodeReconciler) readNode(ctx context.Context, name string) (*corev1.Node, error) {
+	node := &corev1.Node{}
+	var reader client.Reader = r.Client
+	if r.state.OutcomeUnknown(name) {
+		reader = r.Reader
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("reading node %s: %w", name, err)
+	}
+	return node, nil
+}
+
+// write stores the blocks as the node's podCIDRs with a merge patch that
+// carries the node's resourceVersion, so it applies only to the node as read
+// (with empty podCIDRs). The outcome decides the reservation: stored →
+// confirmed; certainly not stored → returned to the pool; unknown → kept
+// until the node is read again from the API server.
+func (r *NodeReconciler) write(ctx context.Context, node *corev1.Node, blocks []netip.Prefix) (reconcile.Result, error) {
+	cidrs := make([]string, len(blocks))
+	for i, b := range blocks {
+		cidrs[i] = b.String()
+	}
+	patch, err := podCIDRsPatch(node.ResourceVersion, cidrs)
+	if err != nil {
+		r.rejected(node.Name) // nothing was sent
+		return reconcile.Result{}, err
+	}
+	// The response is decoded into a scratch object: node stays as read.
+	target := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
+	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager))
+	switch {
+	case err == nil:
+		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
+		r.signals.reconcileNetwork()
+		ctrl.LoggerFrom(ctx).Info("Assigned podCIDRs", "podCIDRs", cidrs)
+		return reconcile.Result{}, nil
+	case apierrors.IsNotFound(err):
+		r.rejected(node.Name)
+		return reconcile.Result{}, nil // the delete event follows
+	case certainlyNotStored(err):
+		r.rejected(node.Name)
+		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s: %w", cidrs, node.Name, err)
+	default:
+		r.state.Uncertain(node.Name)
+		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s, outcome unknown (the blocks stay reserved until the node is read again): %w",
+			cidrs, node.Name, err)
+	}
+}
+
+// podCIDRsPatch is the JSON merge patch that sets podCIDR and podCIDRs while
+// the node's resourceVersion is still resourceVersion (the API server
+// answers 409 otherwise). Written out rather than diffed from two copies of
+// the node: this runs once per node, and the diff cost more than the rest
+// of the allocation.
+func podCIDRsPatch(resourceVersion string, cidrs []string) ([]byte, error) {
+	if resourceVersion == "" || len(cidrs) == 0 {
+		// An empty resourceVersion would make the patch unconditional.
+		return nil, fmt.Errorf("a podCIDRs patch needs a resourceVersion and blocks, got %q and %v", resourceVersion, cidrs)
+	}
+	type spec struct {
+		PodCIDR  string   `json:"podCIDR"`
+		PodCIDRs []string `json:"podCIDRs"`
+	}
+	type meta struct {
+		ResourceVersion string `json:"resourceVersion"`
+	}
+	data, err := json.Marshal(struct {
+		Metadata meta `json:"metadata"`
+		Spec     spec `json:"spec"`
+	}{meta{resourceVersion}, spec{cidrs[0], cidrs}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the podCIDRs patch: %w", err)
+	}
+	return data, nil
+}
+
+// certainlyNotStored reports whether the API server answered a write with an
+// error that guarantees it stored nothing. Timeouts, server errors and lost
+// connections do not: the write may have been applied.
+func certainlyNotStored(err error) bool {
+	return apierrors.IsConflict(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) ||
+		apierrors.IsMethodNotSupported(err) || apierrors.IsRequestEntityTooLargeError(err) ||
+		apierrors.IsUnsupportedMediaType(err) || apierrors.IsTooManyRequests(err)
+}
+
+// unavailable handles a node that got no blocks: a CIDRNotAvailable warning
+// at most once per backoff period, and a retry after that period, or sooner
+// when a quarantined block becomes reusable. A freed block or a range change
+// retries it at once. When no range is Active at all the node just waits.
+func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc nodeipamcore.Allocation, err error) (reconcile.Result, error) {
+	var ue *nodeipamcore.UnavailableError
+	if !errors.As(err, &ue) {
+		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", node.Name, err)
+	}
+	if !alloc.AnyCandidate {
+		return reconcile.Result{}, nil
+	}
+	emit, retry := r.state.Unavailable(node.Name, ue)
+	if emit {
+		r.Metrics.CIDRNotAvailable()
+		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("No podCIDR available for node", "candidates", alloc.Families,
+		"reasons", ue.Reasons, "retryIn", retry, "eventEmitted", emit)
+	return reconcile.Result{RequeueAfter: retry}, nil
+}
+
+// SetupWithManager watches nodes (only the changes NodeIPAM acts on) and
+// the retry signal of the shared state, with workers reconciling in
+// parallel.
+func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("node-ipam").
+		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(nodeRelevant))).
+		WatchesRawSource(r.signals.nodeSource(r.state)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+// nodeRelevant reports the node updates NodeIPAM acts on: the node
+// replaced or its podCIDRs changing, and for a node still without podCIDRs
+// its labels (range nodeSelectors) or its deletion starting. Heartbeats and
+// image updates do not wake it.
+func nodeRelevant(oldNode, newNode *corev1.Node) bool {
+	if oldNode.UID != newNode.UID || !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) {
+		return true
+	}
+	return len(newNode.Spec.PodCIDRs) == 0 &&
+		(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
+}

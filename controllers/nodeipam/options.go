@@ -1,0 +1,82 @@
+package nodeipam
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+)
+
+// Options configures the built-in NodeIPAM.
+type Options struct {
+	// Enabled runs the NodeIPAM controller and its PodNetworkConsumer.
+	Enabled bool
+
+	// Workers is the number of nodes allocated in parallel. The allocator
+	// itself is serialized in memory; workers overlap the node PATCHes,
+	// which the client's QPS and burst bound in the end.
+	Workers int
+
+	// EventBackoff and MaxEventBackoff bound CIDRNotAvailable events: one per
+	// node at first, then after EventBackoff, doubling up to MaxEventBackoff.
+	// A node without a block is retried at the same pace, and at once when a
+	// range or a freed block may help.
+	EventBackoff    time.Duration
+	MaxEventBackoff time.Duration
+
+	// StatusInterval is the shortest time between two writes of the
+	// PodNetwork status fields NodeIPAM owns, so node churn does not turn
+	// into a write per node.
+	StatusInterval time.Duration
+
+	// PrimaryIPFamily is the family listed first in the podCIDRs of a
+	// dual-stack node (node.spec.podCIDR is that one).
+	PrimaryIPFamily string
+
+	// Clock defaults to the real clock; tests inject a fake one.
+	Clock clock.Clock
+}
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{
+		Enabled:         true,
+		Workers:         16,
+		EventBackoff:    nodeipamcore.DefaultEventBackoff,
+		MaxEventBackoff: nodeipamcore.DefaultMaxEventBackoff,
+		StatusInterval:  5 * time.Second,
+		PrimaryIPFamily: string(podnetworkv1alpha1.IPv4),
+	}
+}
+
+// BindFlags registers the NodeIPAM flags.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.BoolVar(&o.Enabled, "enable-node-ipam", o.Enabled,
+		"Run the built-in multi-range NodeIPAM, which assigns node.spec.podCIDRs from Active ranges. Turn off kube-controller-manager's --allocate-node-cidrs when it runs.")
+	fs.IntVar(&o.Workers, "node-ipam-workers", o.Workers,
+		"Number of nodes NodeIPAM allocates podCIDRs for in parallel.")
+	fs.DurationVar(&o.EventBackoff, "node-ipam-event-backoff", o.EventBackoff,
+		"Time between the first two CIDRNotAvailable events of a node; it doubles after every event.")
+	fs.DurationVar(&o.MaxEventBackoff, "node-ipam-max-event-backoff", o.MaxEventBackoff,
+		"Longest time between two CIDRNotAvailable events of a node.")
+	fs.DurationVar(&o.StatusInterval, "node-ipam-status-interval", o.StatusInterval,
+		"Shortest time between two writes of the usage and quarantine NodeIPAM reports in the PodNetwork status.")
+	fs.StringVar(&o.PrimaryIPFamily, "node-ipam-primary-ip-family", o.PrimaryIPFamily,
+		"IP family listed first in the podCIDRs of dual-stack nodes: IPv4 or IPv6.")
+}
+
+// validate checks the options that have no safe fallback.
+func (o *Options) validate() error {
+	if o.Workers < 1 {
+		return fmt.Errorf("--node-ipam-workers must be at least 1, got %d", o.Workers)
+	}
+	switch podnetworkv1alpha1.IPFamily(o.PrimaryIPFamily) {
+	case podnetworkv1alpha1.IPv4, podnetworkv1alpha1.IPv6:
+	default:
+		return fmt.Errorf("--node-ipam-primary-ip-family must be IPv4 or IPv6, got %q", o.PrimaryIPFamily)
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package nodeipam
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// rebuildPageSize is how many nodes one page of the start-up LIST holds, so
+// 65,000 full Node objects never sit in memory at once.
+const rebuildPageSize = 500
+
+// rebuilder rebuilds the allocator from the API when this replica
+// becomes the leader, before anything is allocated (allocating before the
+// rebuild completed is how kube-controller-manager handed out duplicate
+// podCIDRs, kubernetes/kubernetes#29058). A replica that loses leadership
+// exits, so every leadership gain starts here.
+type rebuilder struct {
+	state   *nodeipamcore.State
+	signals *signals
+	cache   cache.Cache
+	client  client.Client // cached reads, and the consumer registration
+	reader  client.Reader // API server reads
+}
+
+// NeedLeaderElection makes the rebuild, like the reconcilers, leader-only.
+func (r *rebuilder) NeedLeaderElection() bool { return true }
+
+// Start waits for the caches, rebuilds (retrying with backoff until it
+// succeeds or the manager stops) and opens the gate for the reconcilers.
+func (r *rebuilder) Start(ctx context.Context) error {
+	log := ctrl.Log.WithName("node-ipam")
+	ctx = ctrl.LoggerInto(ctx, log)
+	if !r.cache.WaitForCacheSync(ctx) {
+		return nil // stopping
+	}
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Cap: time.Minute, Steps: math.MaxInt32}
+	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		if err := r.rebuild(ctx); err != nil {
+			log.Error(err, "Rebuilding the node allocator failed; retrying")
+			return false, nil
+		}
+		return true, nil
+	})
+	if ctx.Err() != nil {
+		return nil // stopping
+	}
+	return err
+}
+
+// rebuild registers the consumer, rebuilds the state from the PodNetwork
+// and a complete, paginated LIST of nodes from the API server (not the
+// cache, which may not show the last writes of the previous leader yet),
+// restores the persisted quarantine and opens the gate.
+//
+// The ranges come from the cached PodNetwork, as every later sync does, so
+// the phases NodeIPAM applies never go back in time; the quarantine comes
+// from the API server, so blocks freed just before a failover stay
+// quarantined.
+func (r *rebuilder) rebuild(ctx context.Context) error {
+	start := time.Now()
+	if err := registerConsumer(ctx, r.client); err != nil {
+		return err
+	}
+	cached, err := r.podNetwork(ctx, r.client)
+	if err != nil {
+		return err
+	}
+	live, err := r.podNetwork(ctx, r.reader)
+	if err != nil {
+		return err
+	}
+	b, err := nodeipamcore.NewRebuild(cached)
+	if err != nil {
+		return err
+	}
+	if err := r.addNodes(ctx, b); err != nil {
+		return err
+	}
+	b.RestoreQuarantine(live)
+	sum := r.state.Open(b)
+	r.signals.all()
+
+	logConfigProblems(ctx, sum.Problems)
+	log := ctrl.LoggerFrom(ctx)
+	for _, c := range sum.Conflicts {
+		log.Info("Nodes have overlapping podCIDRs: another allocator is or was at work", "conflict", c.String())
+	}
+	log.Info("Rebuilt the node allocator from the API; allocating",
+		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
+		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "ranges", sum.Ranges, "duration", time.Since(start))
+	return nil
+}
+
+// podNetwork reads PodNetwork "default" through reader; nil if it does not
+// exist.
+func (r *rebuilder) podNetwork(ctx context.Context, reader client.Reader) (*podnetworkv1alpha1.PodNetwork, error) {
+	pn := &podnetworkv1alpha1.PodNetwork{}
+	if err := reader.Get(ctx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading PodNetwork %s: %w", podnetworkv1alpha1.PodNetworkName, err)
+	}
+	return pn, nil
+}
+
+// addNodes adds every node to the rebuild, page by page.
+func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) error {
+	list := &corev1.NodeList{}
+	opts := []client.ListOption{client.Limit(rebuildPageSize)}
+	for {
+		if err := r.reader.List(ctx, list, opts...); err != nil {
+			return fmt.Errorf("listing nodes: %w", err)
+		}
+		for i := range list.Items {
+			n := &list.Items[i]
+			if err := b.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
+				return err
+			}
+		}
+		if list.Continue == "" {
+			return nil
+		}
+		opts = []client.ListOption{client.Limit(rebuildPageSize), client.Continue(list.Continue)}
+	}
+}

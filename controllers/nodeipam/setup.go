@@ -1,0 +1,71 @@
+package nodeipam
+
+import (
+	"fmt"
+
+	"k8s.io/utils/clock"
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+const (
+	// ConsumerName is the PodNetworkConsumer NodeIPAM registers and
+	// acknowledges range phases as.
+	ConsumerName = "node-ipam"
+
+	// FieldManager is the field manager of every NodeIPAM write:
+	// node podCIDRs, its PodNetworkConsumer status, and the PodNetwork status
+	// fields it owns (ranges[].usage, quarantine, allocationConflicts).
+	FieldManager = "podnetwork-operator/node-ipam"
+
+	// eventSource is the reporting controller of NodeIPAM's events.
+	eventSource = "podnetwork-node-ipam"
+)
+
+// Setup registers NodeIPAM with the manager: the start-up rebuild,
+// which must finish before anything is allocated, the Node reconciler that
+// assigns podCIDRs, and the PodNetwork reconciler that acknowledges range
+// phases and reports usage. All three run on the leader only.
+func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	state := nodeipamcore.NewState(clk, nodeipamcore.NewBackoff(opts.EventBackoff, opts.MaxEventBackoff, clk),
+		podnetworkv1alpha1.IPFamily(opts.PrimaryIPFamily))
+	wake := newSignals()
+	if err := mgr.Add(&rebuilder{
+		state:   state,
+		signals: wake,
+		cache:   mgr.GetCache(),
+		client:  mgr.GetClient(),
+		reader:  mgr.GetAPIReader(),
+	}); err != nil {
+		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
+	}
+	if err := (&NodeReconciler{
+		Client:   mgr.GetClient(),
+		Reader:   mgr.GetAPIReader(),
+		Recorder: mgr.GetEventRecorder(eventSource),
+		Metrics:  m,
+		state:    state,
+		signals:  wake,
+	}).SetupWithManager(mgr, opts.Workers); err != nil {
+		return fmt.Errorf("setting up the NodeIPAM node controller: %w", err)
+	}
+	if err := (&NetworkReconciler{
+		Client:         mgr.GetClient(),
+		Reader:         mgr.GetAPIReader(),
+		StatusInterval: opts.StatusInterval,
+		state:          state,
+		signals:        wake,
+	}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the NodeIPAM PodNetwork controller: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package controllers
+
+import (
+	"flag"
+	"time"
+
+	"podnetwork.io/operator/controllers/adapters"
+	"podnetwork.io/operator/controllers/lifecycle"
+	"podnetwork.io/operator/controllers/nodeipam"
+)
+
+// LeaderElectionID is the name of the Lease the operator's replicas compete
+// for; only the holder reconciles and writes.
+const LeaderElectionID = "podnetwork-operator"
+
+// Options are the manager's settings and, composed, those of every
+// subsystem; each one is a command-line flag, bound next to what it
+// configures.
+type Options struct {
+	MetricsBindAddress      string
+	HealthProbeBindAddress  string
+	PprofBindAddress        string
+	LeaderElect             bool
+	LeaderElectionNamespace string
+	LeaseDuration           time.Duration
+	RenewDeadline           time.Duration
+	RetryPeriod             time.Duration
+	KubeAPIQPS              float64
+	KubeAPIBurst            int
+
+	// Lifecycle configures the range lifecycle controller
+	// (controllers/lifecycle).
+	Lifecycle lifecycle.Options
+
+	// NodeIPAM configures the built-in multi-range NodeIPAM (controllers/nodeipam).
+	NodeIPAM nodeipam.Options
+
+	// Adapters configures the kube-proxy and flannel adapters (controllers/adapters).
+	Adapters adapters.Options
+
+	// SkipControllerNameValidation lets one process run the manager more
+	// than once (tests that restart the operator in-process). Not a flag.
+	SkipControllerNameValidation bool
+}
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{
+		MetricsBindAddress:     ":8080",
+		HealthProbeBindAddress: ":8081",
+		LeaderElect:            true,
+		LeaseDuration:          15 * time.Second,
+		RenewDeadline:          10 * time.Second,
+		RetryPeriod:            2 * time.Second,
+		KubeAPIQPS:             100,
+		KubeAPIBurst:           200,
+		Lifecycle:              lifecycle.DefaultOptions(),
+		NodeIPAM:               nodeipam.DefaultOptions(),
+		Adapters:               adapters.DefaultOptions(),
+	}
+}
+
+// BindFlags registers every option as a flag with its default and meaning.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
+		"Address the Prometheus metrics endpoint binds to; \"0\" disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
+		"Address the /healthz and /readyz probes bind to.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,
+		"Address Go's pprof endpoints (/debug/pprof/) bind to, for diagnosing CPU and memory; empty or \"0\" disables them.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
+		"Elect a leader through the Lease \""+LeaderElectionID+"\" so only one replica writes. Turn off only when a single replica runs.")
+	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
+		"Namespace of the leader-election Lease; defaults to the pod's namespace in a cluster and is required outside one.")
+	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration,
+		"How long non-leaders wait before taking over an unrenewed lease.")
+	fs.DurationVar(&o.RenewDeadline, "leader-election-renew-deadline", o.RenewDeadline,
+		"How long the leader retries renewing before it gives up leadership and exits.")
+	fs.DurationVar(&o.RetryPeriod, "leader-election-retry-period", o.RetryPeriod,
+		"How often leader-election clients retry.")
+	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", o.KubeAPIQPS,
+		"Sustained queries per second to the kube-apiserver.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", o.KubeAPIBurst,
+		"Burst of queries to the kube-apiserver above kube-api-qps.")
+	o.Lifecycle.BindFlags(fs)
+	o.NodeIPAM.BindFlags(fs)
+	o.Adapters.BindFlags(fs)
+}

@@ -1,0 +1,70 @@
+package watches
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// CacheOptions configures the manager's informer cache. Nodes are the
+// largest objects the operator watches (images, volumes, managedFields and
+// heartbeat conditions make a typical one 10-30 KiB) and a cluster may have
+// 65,000 of them, so the cache keeps only what the controllers read.
+func CacheOptions() cache.Options {
+	return cache.Options{
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Node{}: {Transform: TransformNode},
+		},
+	}
+}
+
+// TransformNode strips a Node down to what the operator's controllers read
+// before it enters the cache:
+//
+//   - metadata: name, uid, resourceVersion, generation, creation and
+//     deletion timestamps, labels (range nodeSelectors), finalizers and
+//     owner references; annotations and managedFields are dropped;
+//   - spec: podCIDR, podCIDRs and providerID;
+//   - status: addresses (no range may contain a node address) and the
+//     NetworkUnavailable and Ready conditions.
+//
+// Everything else (images, volumes, capacity, nodeInfo, taints, ...) is
+// dropped. A controller that needs another field must add it here. Objects
+// that are not Nodes, such as delete tombstones, pass unchanged.
+//
+// A merge patch computed from a stripped Node only carries the fields the
+// controller changed, so writing through the cache stays safe.
+func TransformNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Node{
+		TypeMeta: n.TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{
+			Name:                       n.Name,
+			UID:                        n.UID,
+			ResourceVersion:            n.ResourceVersion,
+			Generation:                 n.Generation,
+			CreationTimestamp:          n.CreationTimestamp,
+			DeletionTimestamp:          n.DeletionTimestamp,
+			DeletionGracePeriodSeconds: n.DeletionGracePeriodSeconds,
+			Labels:                     n.Labels,
+			Finalizers:                 n.Finalizers,
+			OwnerReferences:            n.OwnerReferences,
+		},
+		Spec: corev1.NodeSpec{
+			PodCIDR:    n.Spec.PodCIDR,
+			PodCIDRs:   n.Spec.PodCIDRs,
+			ProviderID: n.Spec.ProviderID,
+		},
+		Status: corev1.NodeStatus{Addresses: n.Status.Addresses},
+	}
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady || c.Type == corev1.NodeNetworkUnavailable {
+			out.Status.Conditions = append(out.Status.Conditions, c)
+		}
+	}
+	return out, nil
+}

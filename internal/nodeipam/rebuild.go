@@ -1,0 +1,98 @@
+package nodeipam
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/allocator"
+)
+
+// Rebuild is NodeIPAM's state read back from the API when a replica becomes
+// the leader, before anything is allocated (allocating before the rebuild
+// completed is how kube-controller-manager handed out duplicate podCIDRs,
+// kubernetes/kubernetes#29058): a fresh allocator with the PodNetwork's
+// ranges, every node's podCIDRs reserved wherever they fall, and the
+// persisted quarantine. State.Open checks it and installs it.
+type Rebuild struct {
+	alloc      *allocator.Allocator
+	cfg        Config
+	rv         string
+	generation int64
+	nodes      map[string]nodeRecord
+	holdings   []Holding
+	conflicts  []Conflict
+}
+
+// NewRebuild starts a rebuild from the PodNetwork (nil when there is none).
+// It should be the cached copy, as every later Sync reads, so the phases
+// NodeIPAM applies never go back in time.
+func NewRebuild(pn *v1alpha1.PodNetwork) (*Rebuild, error) {
+	cfg := NewConfig(pn)
+	a := allocator.New(allocator.Options{RecycleDelay: cfg.RecycleDelay, WhenExhausted: cfg.WhenExhausted})
+	if err := a.SetRanges(cfg.Ranges); err != nil {
+		return nil, fmt.Errorf("configuring the node allocator: %w", err)
+	}
+	r := &Rebuild{alloc: a, cfg: cfg, nodes: map[string]nodeRecord{}}
+	if pn != nil {
+		r.rv, r.generation = pn.ResourceVersion, pn.Generation
+	}
+	return r, nil
+}
+
+// AddNode reserves a node's podCIDRs (node.spec.podCIDRs, unparsed). Nodes
+// without podCIDRs are skipped.
+func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
+	cidrs := parsePodCIDRs(podCIDRs)
+	if len(cidrs) == 0 {
+		return nil
+	}
+	for _, p := range cidrs {
+		if err := r.alloc.Reserve(name, p); err != nil {
+			return fmt.Errorf("reserving podCIDR %s of node %s: %w", p, name, err)
+		}
+		r.holdings = append(r.holdings, Holding{Node: name, Prefix: p})
+	}
+	r.nodes[name] = nodeRecord{uid: uid, cidrs: cidrs}
+	return nil
+}
+
+// RestoreQuarantine restores the quarantine the PodNetwork (nil when there
+// is none) reports. It should be read from the API server, not the cache,
+// so blocks freed just before a failover stay quarantined.
+func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork) {
+	if pn != nil {
+		r.alloc.RestoreQuarantine(QuarantineEntries(pn.Status.Quarantine))
+	}
+}
+
+// RebuildSummary says what a finished rebuild found.
+type RebuildSummary struct {
+	NodesWithPodCIDRs int
+	PodCIDRs          int
+	// OutsideEveryRange counts the podCIDRs no range contains.
+	OutsideEveryRange int
+	Quarantined       int
+	Ranges            int
+	// Conflicts are the overlapping podCIDRs of node pairs: another
+	// allocator is or was at work.
+	Conflicts []Conflict
+	// Problems are the ranges NodeIPAM cannot use and the invalid
+	// nodeSelectors.
+	Problems []ConfigProblem
+}
+
+// finish checks the reserved podCIDRs for overlaps once every node was
+// added, and summarizes the rebuild.
+func (r *Rebuild) finish() RebuildSummary {
+	r.conflicts = FindOverlaps(r.holdings)
+	return RebuildSummary{
+		NodesWithPodCIDRs: len(r.nodes),
+		PodCIDRs:          len(r.holdings),
+		OutsideEveryRange: len(r.alloc.Unmanaged()),
+		Quarantined:       len(r.alloc.Quarantine()),
+		Ranges:            len(r.cfg.Ranges),
+		Conflicts:         r.conflicts,
+		Problems:          ConfigProblems(&Config{}, &r.cfg),
+	}
+}

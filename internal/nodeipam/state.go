@@ -1,0 +1,168 @@
+package nodeipam
+
+import (
+	"maps"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/allocator"
+)
+
+// State is the in-memory side of NodeIPAM, shared by the start-up rebuild
+// and the two reconcilers. The allocator holds the block occupancy; the rest
+// is what NodeIPAM knows about nodes between two reads of the API, which
+// stays the source of truth. It decides reservation, adoption, conflicts,
+// return-to-pool and quarantine; it neither logs nor talks to the API
+// server: the controller translates watch events into calls, writes the
+// results and triggers the work the results call for.
+//
+// mu guards all of it and is held only for in-memory work, never across an
+// API call (node-ipam-controller holds its lock across the node PATCH and
+// serializes every allocation on it).
+type State struct {
+	clock   clock.PassiveClock
+	backoff *Backoff
+	primary v1alpha1.IPFamily
+
+	mu    sync.Mutex
+	alloc *allocator.Allocator // nil until the rebuild opened the gate
+	cfg   Config
+	cfgRV string // resourceVersion of the PodNetwork cfg was derived from
+	// specGeneration is the PodNetwork generation cfg was derived from: a
+	// nodeSelector edit changes the candidates without changing their names.
+	specGeneration int64
+	// nodes records the podCIDRs seen on, or written to, each node.
+	nodes map[string]nodeRecord
+	// inflight holds the blocks of node writes in progress or of unknown
+	// outcome; they stay reserved until the node is read again.
+	inflight map[string]inflightWrite
+	// waiting are the nodes to retry when something may let them progress:
+	// the gate opening, the ranges changing, a block being freed.
+	waiting map[string]struct{}
+	// firstSeen is when NodeIPAM first tried to allocate for a node still
+	// without podCIDRs, for the allocation duration metric.
+	firstSeen map[string]time.Time
+	// conflicts are overlapping podCIDRs of node pairs, keyed by the sorted
+	// pair of names.
+	conflicts map[[2]string][]Conflict
+}
+
+// nodeRecord is what NodeIPAM knows about a node that has podCIDRs.
+type nodeRecord struct {
+	uid   types.UID
+	cidrs []netip.Prefix
+	// ours is true when this process wrote the podCIDRs; podCIDRs it did not
+	// write are checked against the blocks held for other nodes.
+	ours bool
+}
+
+// inflightWrite is a podCIDR write NodeIPAM started for a node.
+type inflightWrite struct {
+	uid    types.UID
+	blocks []netip.Prefix
+	// uncertain is true once a write of these blocks failed without a
+	// definite answer: it may have been stored, so the blocks are only given
+	// up when the node is seen with other podCIDRs, and quarantined when it
+	// is gone.
+	uncertain bool
+}
+
+// NewState returns a closed State: nothing is allocated until Open installs
+// what the start-up rebuild read. clk times quarantines, the allocation
+// duration and the acknowledgements; backoff paces CIDRNotAvailable events
+// and is forgotten for a node once it has podCIDRs or is gone; primary is
+// the family listed first in a dual-stack node's podCIDRs.
+func NewState(clk clock.PassiveClock, backoff *Backoff, primary v1alpha1.IPFamily) *State {
+	return &State{
+		clock:     clk,
+		backoff:   backoff,
+		primary:   primary,
+		cfg:       NewConfig(nil),
+		nodes:     map[string]nodeRecord{},
+		inflight:  map[string]inflightWrite{},
+		waiting:   map[string]struct{}{},
+		firstSeen: map[string]time.Time{},
+		conflicts: map[[2]string][]Conflict{},
+	}
+}
+
+// Open checks the finished rebuild for overlapping podCIDRs, installs it
+// and lets the reconcilers work. The caller retries every waiting node and
+// reconciles the PodNetwork side afterwards.
+func (s *State) Open(r *Rebuild) RebuildSummary {
+	sum := r.finish()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.alloc, s.cfg, s.cfgRV, s.specGeneration, s.nodes = r.alloc, r.cfg, r.rv, r.generation, r.nodes
+	for _, c := range r.conflicts {
+		s.addConflictLocked(c)
+	}
+	return sum
+}
+
+// Park reports whether the gate is still closed; the node is then among the
+// waiting nodes to retry when it opens.
+func (s *State) Park(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.alloc != nil {
+		return false
+	}
+	s.waiting[name] = struct{}{}
+	return true
+}
+
+// IsOpen reports whether the rebuild finished.
+func (s *State) IsOpen() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.alloc != nil
+}
+
+// WaitingNodes returns the nodes to retry when something may let them
+// progress.
+func (s *State) WaitingNodes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.waiting))
+}
+
+// Holdings returns every block the allocator holds, for tests and
+// diagnostics; nil while the gate is closed.
+func (s *State) Holdings() []allocator.Holding {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.alloc == nil {
+		return nil
+	}
+	return s.alloc.Holdings()
+}
+
+// Quarantine returns the quarantined blocks, for tests and diagnostics; nil
+// while the gate is closed.
+func (s *State) Quarantine() []allocator.QuarantineEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.alloc == nil {
+		return nil
+	}
+	return s.alloc.Quarantine()
+}
+
+// addConflictLocked records a pair of nodes with overlapping podCIDRs.
+func (s *State) addConflictLocked(c Conflict) {
+	key := [2]string{c.Node, c.Other}
+	if !slices.Contains(s.conflicts[key], c) {
+		s.conflicts[key] = append(s.conflicts[key], c)
+	}
+}
+
+// dropConflictsLocked forgets the conflicts of a node that is gone.
+func (s *State) dropConflictsLocked(name string) {
+	maps.DeleteFunc(s.conflicts, func(k [2]string, _ []Conflict) bool { return k[0] == name || k[1] == name })
+}

@@ -1,0 +1,121 @@
+package nodeipam
+
+import (
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// stateFixture is a State on a fake clock, opened from a PodNetwork and the
+// nodes the rebuild listed.
+type stateFixture struct {
+	t     *testing.T
+	clock *clocktesting.FakeClock
+	state *State
+	sum   RebuildSummary
+}
+
+// smallNet has one Active range of four /26 blocks (.0, .64, .128, .192)
+// and a recycle delay of a minute.
+func smallNet() *v1alpha1.PodNetwork {
+	pn := podNetwork().rng("pods", "10.0.0.0/24", v1alpha1.RangePhaseActive, mask(26)).
+		policy(60, v1alpha1.WhenExhaustedWait).obj()
+	pn.ResourceVersion, pn.Generation = "1", 1
+	return pn
+}
+
+func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*corev1.Node) *stateFixture {
+	t.Helper()
+	f := &stateFixture{t: t, clock: clocktesting.NewFakeClock(t0)}
+	f.state = NewState(f.clock, NewBackoff(time.Minute, 10*time.Minute, f.clock), v1alpha1.IPv4)
+	r, err := NewRebuild(pn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.RestoreQuarantine(pn)
+	for _, n := range listed {
+		if err := r.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.sum = f.state.Open(r)
+	return f
+}
+
+// node is a Node named name (uid "uid-<name>") with the given podCIDRs.
+func node(name string, podCIDRs ...string) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
+		Spec:       corev1.NodeSpec{PodCIDRs: podCIDRs},
+	}
+}
+
+// allocate allocates for a node without podCIDRs and fails on an error.
+func (f *stateFixture) allocate(name string) []string {
+	f.t.Helper()
+	a, err := f.state.Allocate(node(name))
+	if err != nil {
+		f.t.Fatalf("Allocate(%s): %v", name, err)
+	}
+	return prefixStrings(a.Blocks)
+}
+
+// allocateAndWrite allocates for a node and records the write as stored.
+func (f *stateFixture) allocateAndWrite(name string) []string {
+	f.t.Helper()
+	blocks := f.allocate(name)
+	f.state.Written(name, types.UID("uid-"+name), parsePodCIDRs(blocks))
+	return blocks
+}
+
+// holdings returns the blocks the allocator holds, by node.
+func (f *stateFixture) holdings() map[string][]string {
+	out := map[string][]string{}
+	for _, h := range f.state.Holdings() {
+		out[h.Owner] = append(out[h.Owner], h.Prefix.String())
+	}
+	return out
+}
+
+// quarantined returns the quarantined blocks.
+func (f *stateFixture) quarantined() []string {
+	var out []string
+	for _, q := range f.state.Quarantine() {
+		out = append(out, q.Prefix.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func prefixStrings[P interface{ String() string }](ps []P) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+func mps(ss ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(ss))
+	for i, s := range ss {
+		out[i] = mp(s)
+	}
+	return out
+}
+
+func stringsAsAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func metav1Time(t time.Time) metav1.Time { return metav1.NewTime(t) }
