@@ -7,8 +7,8 @@
 // stops the program when the pod goes.
 //
 // Every address lives inside namespaces the package creates: the bridge and
-// the nodes use 198.18.0.0/24 and fd99::/64 (documentation prefixes for
-// benchmarks and unique-local space), and the programs configure pod ranges
+// the nodes use a /24 of 198.18.0.0/16 and a /64 of fd99::/48 (the prefix
+// reserved for benchmarking and unique-local space), and the programs configure pod ranges
 // only inside the node namespaces. It needs root and iproute2.
 package netnode
 
@@ -23,21 +23,23 @@ import (
 	"sync"
 )
 
-// Gateway addresses of the bridge in the host namespace: node namespaces
-// reach the host (and so kube-apiserver) through them.
-var (
-	Gateway4 = netip.MustParsePrefix("198.18.0.1/24")
-	Gateway6 = netip.MustParsePrefix("fd99::1/64")
-)
-
-// maxNodes bounds the nodes of one network: node i gets 198.18.0.(10+i).
+// maxNodes bounds the nodes of one network: node i gets .(10+i) of the
+// network's /24.
 const maxNodes = 200
+
+// subnets is how many networks can run on one machine at a time: network k
+// uses 198.18.k.0/24 and fd99:0:0:k::/64.
+const subnets = 256
 
 // Network is a bridge in the host namespace and the node namespaces wired to
 // it. The zero value is not usable; call New.
 type Network struct {
 	// Bridge is the bridge interface's name.
 	Bridge string
+	// Gateway4 and Gateway6 are the bridge's addresses in the host
+	// namespace: node namespaces reach the host (and so kube-apiserver)
+	// through them.
+	Gateway4, Gateway6 netip.Prefix
 	// prefix starts every interface and namespace name, so two networks on
 	// one machine never clash.
 	prefix string
@@ -47,19 +49,27 @@ type Network struct {
 	nodes map[string]*Node
 }
 
-// New creates the bridge (named prefix+"br", at most 15 characters) with
-// Gateway4 and Gateway6. prefix must be short (≤ 8 characters) and unique
-// on the machine.
+// New creates the bridge (named prefix+"br", at most 15 characters) on the
+// first /24 of 198.18.0.0/16 (and /64 of fd99::/48) no other network on the
+// machine uses, so test runs in parallel never share addresses. prefix must
+// be short (≤ 8 characters) and unique on the machine.
 func New(prefix string) (*Network, error) {
 	if len(prefix) > 8 {
 		return nil, fmt.Errorf("network prefix %q is longer than 8 characters", prefix)
 	}
 	n := &Network{Bridge: prefix + "br", prefix: prefix, nodes: map[string]*Node{}}
 	_ = run("ip", "link", "del", n.Bridge) // left over by a killed run
+	for k := range subnets {
+		n.Gateway4 = netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(k), 1}), 24)
+		n.Gateway6 = netip.PrefixFrom(netip.AddrFrom16([16]byte{0: 0xfd, 1: 0x99, 7: byte(k), 15: 1}), 64)
+		if !addressInUse(n.Gateway4.Addr()) {
+			break
+		}
+	}
 	steps := [][]string{
 		{"ip", "link", "add", n.Bridge, "type", "bridge"},
-		{"ip", "addr", "add", Gateway4.String(), "dev", n.Bridge},
-		{"ip", "-6", "addr", "add", Gateway6.String(), "dev", n.Bridge, "nodad"},
+		{"ip", "addr", "add", n.Gateway4.String(), "dev", n.Bridge},
+		{"ip", "-6", "addr", "add", n.Gateway6.String(), "dev", n.Bridge, "nodad"},
 		{"ip", "link", "set", n.Bridge, "up"},
 	}
 	for _, s := range steps {
@@ -68,6 +78,12 @@ func New(prefix string) (*Network, error) {
 		}
 	}
 	return n, nil
+}
+
+// addressInUse reports whether a host interface already has addr.
+func addressInUse(addr netip.Addr) bool {
+	out, err := exec.Command("ip", "-o", "addr", "show").Output()
+	return err == nil && strings.Contains(string(out), " "+addr.String()+"/")
 }
 
 // Node is a network namespace wired to the bridge.
@@ -81,7 +97,8 @@ type Node struct {
 	// Interface is the node's interface on the bridge.
 	Interface string
 
-	hostVeth string
+	hostVeth           string
+	gateway4, gateway6 netip.Addr
 }
 
 // AddNode creates a namespace for node name with an interface on the bridge
@@ -98,12 +115,13 @@ func (n *Network) AddNode(name, iface string) (*Node, error) {
 	if i >= maxNodes {
 		return nil, fmt.Errorf("network %s is full", n.Bridge)
 	}
-	g4, g6 := Gateway4.Addr().As4(), Gateway6.Addr().As16()
+	g4, g6 := n.Gateway4.Addr().As4(), n.Gateway6.Addr().As16()
 	g4[3], g6[15] = byte(10+i), byte(10+i)
 	node := &Node{
 		Name: name, Netns: fmt.Sprintf("%s%d", n.prefix, i), Interface: iface,
 		IPv4: netip.AddrFrom4(g4), IPv6: netip.AddrFrom16(g6),
 		hostVeth: fmt.Sprintf("%sv%d", n.prefix, i),
+		gateway4: n.Gateway4.Addr(), gateway6: n.Gateway6.Addr(),
 	}
 	_ = run("ip", "netns", "del", node.Netns) // left over by a killed run
 	_ = run("ip", "link", "del", node.hostVeth)
@@ -116,8 +134,8 @@ func (n *Network) AddNode(name, iface string) (*Node, error) {
 		// kept, so RenameInterface loses none.
 		{"ip", "netns", "exec", node.Netns, "sysctl", "-qw", "net.ipv6.conf.all.keep_addr_on_down=1", "net.ipv6.conf.default.keep_addr_on_down=1"},
 		append(ns, "link", "set", "lo", "up"),
-		append(ns, "addr", "add", netip.PrefixFrom(node.IPv4, Gateway4.Bits()).String(), "dev", node.Interface),
-		append(ns, "-6", "addr", "add", netip.PrefixFrom(node.IPv6, Gateway6.Bits()).String(), "dev", node.Interface, "nodad"),
+		append(ns, "addr", "add", netip.PrefixFrom(node.IPv4, n.Gateway4.Bits()).String(), "dev", node.Interface),
+		append(ns, "-6", "addr", "add", netip.PrefixFrom(node.IPv6, n.Gateway6.Bits()).String(), "dev", node.Interface, "nodad"),
 		append(ns, "link", "set", node.Interface, "up"),
 		{"ip", "netns", "exec", node.Netns, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"},
 	}
@@ -139,8 +157,8 @@ func (n *Network) AddNode(name, iface string) (*Node, error) {
 func (node *Node) routes() error {
 	ns := []string{"ip", "-n", node.Netns}
 	for _, s := range [][]string{
-		append(ns, "route", "replace", "default", "via", Gateway4.Addr().String()),
-		append(ns, "-6", "route", "replace", "default", "via", Gateway6.Addr().String()),
+		append(ns, "route", "replace", "default", "via", node.gateway4.String()),
+		append(ns, "-6", "route", "replace", "default", "via", node.gateway6.String()),
 	} {
 		if err := run(s...); err != nil {
 			return err

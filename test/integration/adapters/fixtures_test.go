@@ -234,7 +234,7 @@ func createProbeService() {
 	Expect(k8sClient.Create(ctx, &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Namespace: "default", Name: "probe-1", Labels: map[string]string{discoveryv1.LabelServiceName: "probe"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
-		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{netnode.Gateway4.Addr().String()},
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{network.Gateway4.Addr().String()},
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}}},
 		Ports: []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](80), Protocol: ptr.To(corev1.ProtocolTCP)}},
 	})).To(Succeed())

@@ -62,7 +62,7 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	testCluster, err = cluster.Start(cluster.Options{
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-		BindAddress:       netnode.Gateway4.Addr().String(),
+		BindAddress:       network.Gateway4.Addr().String(),
 	})
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("control plane and program logs in %s\n", testCluster.WorkDir)
