@@ -16,7 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -66,6 +69,9 @@ func (k *Kubelet) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("netnode-kubelet").
+		// Several pods at once: a probe or a stop can take seconds and
+		// must not hold up the other pods of a rollout.
+		WithOptions(controller.Options{MaxConcurrentReconciles: 4}).
 		For(&corev1.Pod{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 			return k.node(o.(*corev1.Pod).Spec.NodeName) != nil
 		}))).
@@ -93,6 +99,7 @@ func (k *Kubelet) Reconcile(ctx context.Context, req reconcile.Request) (reconci
 		return reconcile.Result{}, nil
 	}
 	if pod.DeletionTimestamp != nil {
+		log.FromContext(ctx).Info("stopping container of deleted pod", "pod", klog.KObj(pod), "node", node.Name)
 		k.stop(pod.UID)
 		err := k.Client.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID})
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -143,6 +150,7 @@ func (k *Kubelet) ensure(ctx context.Context, pod *corev1.Pod, node *Node) (*con
 	k.mu.Lock()
 	k.containers[pod.UID] = c
 	k.mu.Unlock()
+	log.FromContext(ctx).Info("started container", "pod", klog.KObj(pod), "node", node.Name, "binary", binary)
 	return c, nil
 }
 
