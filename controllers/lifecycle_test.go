@@ -29,6 +29,8 @@ type lifecycleFixture struct {
 	// reject makes consumer "beta" reject Pending ranges whose cidr starts
 	// with this prefix.
 	reject atomic.Value
+	// hint ends beta's rejection message.
+	hint atomic.Value
 	// required are the consumers the invariants wait for.
 	required []string
 }
@@ -36,6 +38,7 @@ type lifecycleFixture struct {
 func newLifecycleFixture() *lifecycleFixture {
 	f := &lifecycleFixture{required: []string{"alpha", "beta"}}
 	f.reject.Store("")
+	f.hint.Store("use a range inside 10.64.0.0/10")
 	f.hist = recordHistory()
 	f.op = startOperator()
 	f.consumers = startConsumers(func(mgr ctrl.Manager) error {
@@ -45,7 +48,7 @@ func newLifecycleFixture() *lifecycleFixture {
 			Hold: func(v1alpha1.RangeStatus) bool { return f.hold.Load() },
 			Reject: func(rs v1alpha1.RangeStatus) string {
 				if p := f.reject.Load().(string); p != "" && strings.HasPrefix(rs.CIDR, p) {
-					return "beta cannot route " + rs.CIDR + ": use a range inside 10.64.0.0/10"
+					return "beta cannot route " + rs.CIDR + ": " + f.hint.Load().(string)
 				}
 				return ""
 			},
@@ -151,6 +154,22 @@ func eventReasons() []string {
 	return out
 }
 
+// eventNotes returns the notes of the events about the PodNetwork with a
+// reason.
+func eventNotes(reason string) func() []string {
+	return func() []string {
+		var list eventsv1.EventList
+		Expect(k8sClient.List(ctx, &list)).To(Succeed())
+		var out []string
+		for _, ev := range list.Items {
+			if ev.Regarding.Kind == "PodNetwork" && ev.Reason == reason {
+				out = append(out, ev.Note)
+			}
+		}
+		return out
+	}
+}
+
 var _ = Describe("The range lifecycle with two reference consumers", Serial, func() {
 	It("takes a range through Pending, Active, Draining, Released and purges it", func() {
 		f := newLifecycleFixture()
@@ -224,6 +243,11 @@ var _ = Describe("The range lifecycle with two reference consumers", Serial, fun
 			HaveField("Reason", v1alpha1.ConsumerRejectedReason),
 			HaveField("Message", ContainSubstring("beta"))))
 		Eventually(eventReasons).Should(ContainElement("Warning/ConsumerRejected"))
+
+		By("emitting a new event, not a higher count on the old one, when the rejection message changes")
+		f.hint.Store("ask the network team for a range inside 10.64.0.0/10")
+		Eventually(eventNotes("ConsumerRejected")).Should(ContainElement(ContainSubstring("ask the network team")))
+		Expect(eventNotes("ConsumerRejected")()).To(ContainElement(ContainSubstring(": use a range inside")))
 
 		By("activating once the consumer accepts it")
 		f.reject.Store("")

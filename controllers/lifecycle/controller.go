@@ -136,16 +136,22 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 // note only. So an event about a range regards the PodNetwork with a field
 // path naming that range, and one about a consumer is related to it: two
 // ranges activated together are two events, not one with a count of 2.
+// The regarding reference also carries the resourceVersion the change was
+// computed from: Compute emits an event only when something changed (a new
+// rejection message, a new problem), every such change is a status write,
+// so no two emitting reconciles read the same version, and a changed note
+// is a new event instead of a higher count on the old note.
 func (r *Reconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecyclecore.Event) {
 	if r.Recorder == nil {
 		return
 	}
 	for _, ev := range evs {
 		regarding := &corev1.ObjectReference{
-			APIVersion: podnetworkv1alpha1.GroupVersion.String(),
-			Kind:       "PodNetwork",
-			Name:       pn.Name,
-			UID:        pn.UID,
+			APIVersion:      podnetworkv1alpha1.GroupVersion.String(),
+			Kind:            "PodNetwork",
+			Name:            pn.Name,
+			UID:             pn.UID,
+			ResourceVersion: pn.ResourceVersion,
 		}
 		if ev.Range != "" {
 			regarding.FieldPath = fmt.Sprintf("status.ranges{%s}", ev.Range)
