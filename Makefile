@@ -241,7 +241,7 @@ bench: bench-micro bench-e2e ## Allocator microbenchmarks, then the end-to-end c
 bench-micro: benchstat ## Allocator and rebuild microbenchmarks against kube-controller-manager's cidrset (output in bin/bench/).
 	@mkdir -p $(BENCH_DIR)
 	cd test/bench && $(GO) test -run '^$$' -bench . -benchmem $(MICROBENCH_FLAGS) . | tee $(BENCH_DIR)/micro.txt
-	$(GO) test -run '^$$' -bench 'BenchmarkNodeIPAMRebuild|BenchmarkNodeTransform' -benchmem -benchtime=0.3s ./controllers/ | tee $(BENCH_DIR)/controllers.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkNodeIPAMRebuild|BenchmarkNodeTransform' -benchmem -benchtime=0.3s ./controllers/nodeipam/ ./controllers/watches/ | tee $(BENCH_DIR)/controllers.txt
 	$(BENCHSTAT) -col /impl $(BENCH_DIR)/micro.txt | tee $(BENCH_DIR)/micro-benchstat.txt
 
 .PHONY: bench-e2e
