@@ -1,11 +1,9 @@
 package controllers_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
 	"podnetwork.io/operator/test/framework"
 )
 
@@ -13,16 +11,10 @@ import (
 // modules (hack/control-plane.sh), so CEL rules, server-side apply and RBAC
 // behave exactly as in a cluster.
 var (
-	controlPlane *framework.ControlPlane
-	k8sClient    framework.API
-	ctx          context.Context
+	suite        = framework.NewSuite("Controllers Suite", framework.ControlPlaneOptions{})
+	ctx          = suite.Ctx
+	k8sClient    = suite.API
+	controlPlane = suite.ControlPlane
 )
 
-func TestControllers(t *testing.T) {
-	framework.RunSuite(t, "Controllers Suite", 30*time.Second, 100*time.Millisecond)
-}
-
-var _ = BeforeSuite(func() {
-	ctx, controlPlane = framework.StartSuite(framework.ControlPlaneOptions{})
-	k8sClient = framework.NewAPI(ctx, controlPlane.Client)
-})
+func TestControllers(t *testing.T) { suite.Run(t, 30*time.Second, 100*time.Millisecond) }

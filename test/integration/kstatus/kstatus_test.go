@@ -5,7 +5,6 @@
 package kstatus_test
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,19 +20,13 @@ import (
 )
 
 var (
-	controlPlane *framework.ControlPlane
-	k8sClient    framework.API
-	ctx          context.Context
+	suite        = framework.NewSuite("kstatus Suite", framework.ControlPlaneOptions{})
+	ctx          = suite.Ctx
+	k8sClient    = suite.API
+	controlPlane = suite.ControlPlane
 )
 
-func TestKstatus(t *testing.T) {
-	framework.RunSuite(t, "kstatus Suite", 60*time.Second, 100*time.Millisecond)
-}
-
-var _ = BeforeSuite(func() {
-	ctx, controlPlane = framework.StartSuite(framework.ControlPlaneOptions{})
-	k8sClient = framework.NewAPI(ctx, controlPlane.Client)
-})
+func TestKstatus(t *testing.T) { suite.Run(t, 60*time.Second, 100*time.Millisecond) }
 
 // kstatusOf computes the kstatus of an object as read from the API.
 func kstatusOf(obj client.Object) func() status.Status {

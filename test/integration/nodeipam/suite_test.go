@@ -5,27 +5,19 @@
 package nodeipam_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
 	"podnetwork.io/operator/test/framework"
 )
 
+// The specs create hundreds of nodes at once; the framework's client limits
+// keep the test client from being the bottleneck.
 var (
-	controlPlane *framework.ControlPlane
-	k8sClient    framework.API
-	suiteCtx     context.Context
+	suite        = framework.NewSuite("NodeIPAM Suite", framework.ControlPlaneOptions{})
+	suiteCtx     = suite.Ctx
+	k8sClient    = suite.API
+	controlPlane = suite.ControlPlane
 )
 
-func TestNodeIPAM(t *testing.T) {
-	framework.RunSuite(t, "NodeIPAM Suite", 60*time.Second, 100*time.Millisecond)
-}
-
-var _ = BeforeSuite(func() {
-	// The specs create hundreds of nodes at once; the framework's client
-	// limits keep the test client from being the bottleneck.
-	suiteCtx, controlPlane = framework.StartSuite(framework.ControlPlaneOptions{})
-	k8sClient = framework.NewAPI(suiteCtx, controlPlane.Client)
-})
+func TestNodeIPAM(t *testing.T) { suite.Run(t, 60*time.Second, 100*time.Millisecond) }
