@@ -38,7 +38,7 @@ func newLifecycleFixture() *lifecycleFixture {
 	f.hist, err = framework.Record(ctx, k8sClient, &v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.NodeList{})
 	Expect(err).NotTo(HaveOccurred())
 	f.op = startOperator()
-	mgr, err := framework.NewManager(controlPlane.Config)
+	mgr, err := framework.NewManager(suite.ControlPlane.Config)
 	Expect(err).NotTo(HaveOccurred())
 	alpha := &refconsumer.Consumer{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Name: "alpha", Required: true}
 	beta := &refconsumer.Consumer{
@@ -65,7 +65,7 @@ func newLifecycleFixture() *lifecycleFixture {
 // startOperator runs the operator with only the lifecycle controller
 // (NodeIPAM off: these specs use reference consumers).
 func startOperator() *framework.Process {
-	return framework.StartOperator(ctx, controlPlane.Config, framework.WithoutNodeIPAM)
+	return framework.StartOperator(ctx, suite.ControlPlane.Config, framework.WithoutNodeIPAM)
 }
 
 // cleanup deletes the PodNetwork through the finalizer while everything

@@ -11,10 +11,9 @@ import (
 // modules (hack/control-plane.sh), so CEL rules, server-side apply and RBAC
 // behave exactly as in a cluster.
 var (
-	suite        = framework.NewSuite("Controllers Suite", framework.ControlPlaneOptions{})
-	ctx          = suite.Ctx
-	k8sClient    = suite.API
-	controlPlane = suite.ControlPlane
+	suite     = framework.NewSuite("Controllers Suite", framework.ControlPlaneOptions{})
+	ctx       = suite.Ctx
+	k8sClient = suite.API
 )
 
 func TestControllers(t *testing.T) { suite.Run(t, 30*time.Second, 100*time.Millisecond) }

@@ -20,10 +20,9 @@ import (
 )
 
 var (
-	suite        = framework.NewSuite("kstatus Suite", framework.ControlPlaneOptions{})
-	ctx          = suite.Ctx
-	k8sClient    = suite.API
-	controlPlane = suite.ControlPlane
+	suite     = framework.NewSuite("kstatus Suite", framework.ControlPlaneOptions{})
+	ctx       = suite.Ctx
+	k8sClient = suite.API
 )
 
 func TestKstatus(t *testing.T) { suite.Run(t, 60*time.Second, 100*time.Millisecond) }
@@ -72,7 +71,7 @@ var _ = Describe("kstatus reads the operator's status", Ordered, func() {
 
 	It("sees a PodNetwork whose ranges are in transition as InProgress, then Current once all are Active", func() {
 		hold.Store(true)
-		mgr, err := framework.NewManager(controlPlane.Config)
+		mgr, err := framework.NewManager(suite.ControlPlane.Config)
 		Expect(err).NotTo(HaveOccurred())
 		c := &refconsumer.Consumer{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Name: "plugin", Required: true,
@@ -86,7 +85,7 @@ var _ = Describe("kstatus reads the operator's status", Ordered, func() {
 		}
 		Expect(c.SetupWithManager(mgr)).To(Succeed())
 		framework.StartManager(ctx, "the plugin", mgr)
-		framework.StartOperator(ctx, controlPlane.Config, framework.WithoutNodeIPAM)
+		framework.StartOperator(ctx, suite.ControlPlane.Config, framework.WithoutNodeIPAM)
 
 		Eventually(func() int64 {
 			_ = k8sClient.Get(ctx, client.ObjectKeyFromObject(pn), pn)

@@ -38,7 +38,7 @@ type operator struct {
 // cluster is reset). mutate adjusts the options.
 func startOperator(mutate ...func(*controllers.Options)) *operator {
 	op := &operator{writes: &writeRecorder{}}
-	cfg := rest.CopyConfig(controlPlane.Config)
+	cfg := rest.CopyConfig(suite.ControlPlane.Config)
 	cfg.Wrap(op.writes.wrap)
 	op.Process = framework.StartOperator(suiteCtx, cfg, append([]func(*controllers.Options){func(o *controllers.Options) {
 		o.KubeAPIQPS, o.KubeAPIBurst = 500, 1000

@@ -14,10 +14,9 @@ import (
 // The specs create hundreds of nodes at once; the framework's client limits
 // keep the test client from being the bottleneck.
 var (
-	suite        = framework.NewSuite("NodeIPAM Suite", framework.ControlPlaneOptions{})
-	suiteCtx     = suite.Ctx
-	k8sClient    = suite.API
-	controlPlane = suite.ControlPlane
+	suite     = framework.NewSuite("NodeIPAM Suite", framework.ControlPlaneOptions{})
+	suiteCtx  = suite.Ctx
+	k8sClient = suite.API
 )
 
 func TestNodeIPAM(t *testing.T) { suite.Run(t, 60*time.Second, 100*time.Millisecond) }
