@@ -4,20 +4,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/test/framework"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var _ = Describe("The podnetwork.io CRDs on a real apiserver", func() {
 	It("round-trips the PodNetwork singleton with its defaults", func() {
-		pn := &podnetworkv1alpha1.PodNetwork{
-			ObjectMeta: metav1.ObjectMeta{Name: "default"},
-			Spec: podnetworkv1alpha1.PodNetworkSpec{
-				Ranges: []podnetworkv1alpha1.PodCIDRRange{{Name: "crd-roundtrip", CIDR: "10.244.0.0/16"}},
-			},
-		}
+		pn := framework.PodNetwork().Range("crd-roundtrip", "10.244.0.0/16").Obj()
 		Expect(k8sClient.Create(ctx, pn)).To(Succeed())
 		DeferCleanup(func() {
 			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pn))).To(Succeed())
@@ -32,14 +27,14 @@ var _ = Describe("The podnetwork.io CRDs on a real apiserver", func() {
 	})
 
 	It("rejects a PodNetwork not named default with a message that says why", func() {
-		pn := &podnetworkv1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: "other"}}
+		pn := framework.PodNetwork().Name("other").Obj()
 		err := k8sClient.Create(ctx, pn)
 		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 		Expect(err.Error()).To(ContainSubstring("default"))
 	})
 
 	It("round-trips a PodNetworkConsumer with required defaulting to true", func() {
-		c := &podnetworkv1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: "crd-roundtrip"}}
+		c := framework.Consumer("crd-roundtrip").Obj()
 		Expect(k8sClient.Create(ctx, c)).To(Succeed())
 		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, c)).To(Succeed()) })
 		got := &podnetworkv1alpha1.PodNetworkConsumer{}

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"syscall"
 
 	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework"
 )
 
 func main() {
@@ -35,10 +37,11 @@ func run(keep bool, nodes int) error {
 		return err
 	}
 	say("starting etcd and kube-apiserver %s (built from Go modules by hack/control-plane.sh)", cluster.K8sVersion)
-	c, err := cluster.Start(cluster.Options{})
+	cp, err := framework.StartControlPlane(framework.ControlPlaneOptions{WithoutCRDs: true})
 	if err != nil {
 		return err
 	}
+	c := cp.Cluster
 	defer func() {
 		say("stopping the control plane and everything the demo started")
 		if err := c.Stop(); err != nil {
@@ -49,12 +52,14 @@ func run(keep bool, nodes int) error {
 	defer stopSignals()
 	say("control plane up at %s; logs and kubeconfig in %s", c.Config.Host, c.WorkDir)
 
-	d, err := newDemo(root, c, nodes)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d, err := newDemo(ctx, root, cp, nodes)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
-	if err := d.story(); err != nil {
+	if err := d.story(ctx); err != nil {
 		return fmt.Errorf("%w (operator log: %s)", err, d.operatorLog)
 	}
 	if !keep {

@@ -10,78 +10,68 @@ import (
 	"time"
 
 	"podnetwork.io/operator/controllers"
-	"podnetwork.io/operator/test/cluster"
-	"podnetwork.io/operator/test/invariants"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/story"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 const (
-	releaseNamespace = "podnetwork-system"
-	releaseName      = "podnetwork-operator"
-	pluginName       = "demo-plugin"
-	pluginNamespace  = "demo-plugin-system"
+	pluginName      = "demo-plugin"
+	pluginNamespace = "demo-plugin-system"
 	// pluginDelay makes the plugin's acknowledgements visible in the story.
 	pluginDelay = 3 * time.Second
 )
 
 // demo holds what the story drives.
 type demo struct {
-	root        string
-	cluster     *cluster.Cluster
-	admin       client.Client
-	nodes       int
-	cancel      context.CancelFunc
-	done        chan error
-	operatorLog string
-	metricsAddr string
-	// checker verifies at the end that no block was handed out twice.
-	checker *invariants.Checker
+	root         string
+	controlPlane *framework.ControlPlane
+	env          *story.Env
+	operator     *framework.Process
+	plugin       *framework.Process
+	operatorLog  string
+	metricsAddr  string
+	// history records the PodNetwork, so the invariant check at the end
+	// knows every range that was ever Active.
+	history *framework.Recorder
 }
 
 // newDemo installs the chart, starts the operator as the chart's
 // ServiceAccount and the reference plugin as its own ServiceAccount.
-func newDemo(root string, c *cluster.Cluster, nodes int) (*demo, error) {
-	admin, err := client.New(c.Config, client.Options{Scheme: controllers.Scheme()})
-	if err != nil {
-		return nil, fmt.Errorf("creating client: %w", err)
-	}
-	d := &demo{root: root, cluster: c, admin: admin, nodes: nodes, done: make(chan error, 2), checker: &invariants.Checker{}}
+func newDemo(ctx context.Context, root string, cp *framework.ControlPlane, nodes int) (*demo, error) {
+	d := &demo{root: root, controlPlane: cp, env: &story.Env{
+		API: framework.NewAPI(ctx, cp.Client), Nodes: nodes, RecycleDelaySeconds: 5, Plugin: pluginName,
+	}}
 
-	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role)", releaseName)
-	if err := d.helm("install", releaseName, filepath.Join(root, "charts", "podnetwork-operator"),
-		"--namespace", releaseNamespace, "--create-namespace",
-		"--set", "plugins[0].name="+pluginName,
-		"--set", "plugins[0].serviceAccount.name="+pluginName,
-		"--set", "plugins[0].serviceAccount.namespace="+pluginNamespace,
-	); err != nil {
+	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role)", story.ReleaseName)
+	if err := d.helm(d.env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace)...); err != nil {
 		return nil, err
 	}
 
-	d.operatorLog = filepath.Join(c.WorkDir, "operator.log")
+	d.operatorLog = filepath.Join(cp.Cluster.WorkDir, "operator.log")
 	logFile, err := os.Create(d.operatorLog)
 	if err != nil {
 		return nil, fmt.Errorf("creating operator log: %w", err)
 	}
 	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	d.cancel = cancel
 	if err := d.startOperator(ctx); err != nil {
 		return nil, err
 	}
-	if err := d.startPlugin(ctx); err != nil {
+	say("starting %q, a reference plugin that acknowledges each phase %s after it begins, as system:serviceaccount:%s:%s",
+		pluginName, pluginDelay, pluginNamespace, pluginName)
+	plugin, err := d.env.NewPlugin(cp.Cluster.ImpersonateServiceAccount(pluginNamespace, pluginName), pluginDelay)
+	if err != nil {
 		return nil, err
 	}
+	d.plugin = framework.Go(ctx, plugin.Start)
 	return d, nil
 }
 
 // helm runs bin/helm against the embedded control plane.
 func (d *demo) helm(args ...string) error {
-	cmd := exec.Command(filepath.Join(d.root, "bin", "helm"), append(args, "--kubeconfig", d.cluster.KubeconfigPath)...)
+	cmd := exec.Command(filepath.Join(d.root, "bin", "helm"), append(args, "--kubeconfig", d.controlPlane.Cluster.KubeconfigPath)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("helm %s: %w\n%s", args[0], err, out)
@@ -98,52 +88,27 @@ func (d *demo) startOperator(ctx context.Context) error {
 		return err
 	}
 	d.metricsAddr = fmt.Sprintf("127.0.0.1:%d", port)
-	opts := controllers.DefaultOptions()
-	opts.LeaderElectionNamespace = releaseNamespace
-	opts.MetricsBindAddress = d.metricsAddr
-	opts.HealthProbeBindAddress = "0"
-	cfg := d.cluster.ImpersonateServiceAccount(releaseNamespace, releaseName)
-	say("starting the operator as system:serviceaccount:%s:%s (log: %s)", releaseNamespace, releaseName, d.operatorLog)
-	go func() { d.done <- controllers.Run(ctx, cfg, opts) }()
-	return nil
-}
-
-// startPlugin runs the reference consumer as the plugin's ServiceAccount,
-// which the chart allowed to write only its own PodNetworkConsumer status.
-func (d *demo) startPlugin(ctx context.Context) error {
-	cfg := d.cluster.ImpersonateServiceAccount(pluginNamespace, pluginName)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 controllers.Scheme(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
+	cfg := d.controlPlane.Cluster.ImpersonateServiceAccount(story.ReleaseNamespace, story.ReleaseName)
+	say("starting the operator as system:serviceaccount:%s:%s (log: %s)", story.ReleaseNamespace, story.ReleaseName, d.operatorLog)
+	d.operator = framework.RunOperator(ctx, cfg, func(o *controllers.Options) {
+		o.LeaderElect = true
+		o.LeaderElectionNamespace = story.ReleaseNamespace
+		o.MetricsBindAddress = d.metricsAddr
 	})
-	if err != nil {
-		return fmt.Errorf("creating the plugin's manager: %w", err)
-	}
-	plugin := &refconsumer.Consumer{Client: mgr.GetClient(), Name: pluginName, Required: true, Delay: pluginDelay}
-	if err := plugin.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the plugin: %w", err)
-	}
-	say("starting %q, a reference plugin that acknowledges each phase %s after it begins, as system:serviceaccount:%s:%s",
-		pluginName, pluginDelay, pluginNamespace, pluginName)
-	go func() { d.done <- mgr.Start(ctx) }()
 	return nil
 }
 
-// stop stops the operator and the plugin.
+// stop stops the plugin and the operator.
 func (d *demo) stop() {
-	if d.cancel == nil {
-		return
+	if d.history != nil {
+		d.history.Stop()
 	}
-	d.cancel()
-	for range 2 {
-		select {
-		case err := <-d.done:
-			if err != nil && !errors.Is(err, context.Canceled) {
-				fmt.Fprintln(os.Stderr, "demo:", err)
-			}
-		case <-time.After(30 * time.Second):
-			return
+	for _, p := range []*framework.Process{d.plugin, d.operator} {
+		if p == nil {
+			continue
+		}
+		if err := p.Stop(); err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "demo:", err)
 		}
 	}
 }

@@ -8,34 +8,32 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/story"
 )
 
-const (
-	firstRange  = "first"
-	firstCIDR   = "10.100.0.0/19" // 32 node blocks of /24
-	secondRange = "second"
-	secondCIDR  = "10.100.64.0/18" // 64 node blocks of /24
-	stepTimeout = 2 * time.Minute
-)
+// stepTimeout bounds how long the demo waits for one check.
+const stepTimeout = 2 * time.Minute
 
-// story walks the admin's story in three acts.
-func (d *demo) story() error {
-	ctx := context.Background()
-	steps := []func(context.Context) error{d.actOne, d.actTwo, d.actThree}
-	for _, step := range steps {
-		if err := step(ctx); err != nil {
-			return err
+// story tells the admin's story (test/story), act by act, then shows a few
+// metrics and checks the invariants on everything recorded.
+func (d *demo) story(ctx context.Context) error {
+	var err error
+	if d.history, err = framework.Record(ctx, d.env.API, &v1alpha1.PodNetworkList{}); err != nil {
+		return err
+	}
+	for i, act := range story.Acts(d.env) {
+		fmt.Println()
+		say("ACT %d: %s", i+1, act.Title)
+		for _, step := range act.Steps {
+			if err := d.step(step); err != nil {
+				return err
+			}
 		}
 	}
 	d.showMetrics()
-	if err := d.checker.CheckCluster(ctx, d.admin); err != nil {
+	if err := d.history.Checker().CheckCluster(ctx, d.env.API); err != nil {
 		return fmt.Errorf("invariant check failed: %w", err)
 	}
 	say("invariants hold: no two nodes have overlapping podCIDRs and every podCIDR lies in a range that was Active")
@@ -43,158 +41,62 @@ func (d *demo) story() error {
 	return nil
 }
 
-// actOne: one small range goes Pending → Active; nodes join and get blocks.
-func (d *demo) actOne(ctx context.Context) error {
-	fmt.Println()
-	say("ACT 1: the admin creates PodNetwork \"default\" with one range %q %s (32 node blocks of /24)", firstRange, firstCIDR)
-	pn := &v1alpha1.PodNetwork{
-		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName},
-		Spec: v1alpha1.PodNetworkSpec{
-			Ranges:     []v1alpha1.PodCIDRRange{{Name: firstRange, CIDR: firstCIDR}},
-			Allocation: v1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](5)},
-		},
+// step acts, then tells every check once it holds, with the range table.
+func (d *demo) step(step story.Step) error {
+	say("%s", step.Title)
+	if step.Do != nil {
+		if err := step.Do(d.env); err != nil {
+			return err
+		}
 	}
-	if err := d.admin.Create(ctx, pn); err != nil {
-		return fmt.Errorf("creating the PodNetwork: %w", err)
-	}
-	if err := d.waitPhase(ctx, firstRange, v1alpha1.RangePhasePending); err != nil {
-		return err
-	}
-	say("%q is Pending: no node gets a block from it until every consumer has acknowledged it", firstRange)
-	d.table(ctx)
-	if err := d.waitPhase(ctx, firstRange, v1alpha1.RangePhaseActive); err != nil {
-		return err
-	}
-	say("every consumer acknowledged: %q is Active", firstRange)
-	d.table(ctx)
-
-	say("%d nodes join", d.nodes)
-	if err := d.addNodes(ctx, "node", 0, d.nodes); err != nil {
-		return err
-	}
-	if err := d.waitAllocated(ctx, d.nodes); err != nil {
-		return err
-	}
-	say("all %d nodes have a podCIDR from %q", d.nodes, firstRange)
-	d.table(ctx)
-	return nil
-}
-
-// actTwo: the range fills up, nodes wait; a second range is added.
-func (d *demo) actTwo(ctx context.Context) error {
-	fmt.Println()
-	extra := 32 - d.nodes + 4
-	say("ACT 2: %d more nodes join; %q has room for %d of them", extra, firstRange, 32-d.nodes)
-	if err := d.addNodes(ctx, "node", d.nodes, extra); err != nil {
-		return err
-	}
-	total := d.nodes + extra
-	if err := d.waitAllocated(ctx, 32); err != nil {
-		return err
-	}
-	if err := waitFor("CIDRNotAvailable events", stepTimeout, func(ctx context.Context) (bool, error) {
-		return len(d.cidrNotAvailable(ctx)) > 0, nil
-	}); err != nil {
-		return err
-	}
-	waiting := d.cidrNotAvailable(ctx)
-	say("%q is full; the nodes without a block wait, and say why:", firstRange)
-	for _, line := range first(waiting, 2) {
-		fmt.Println("          " + line)
-	}
-	d.table(ctx)
-
-	say("the admin adds a second range %q %s", secondRange, secondCIDR)
-	if err := d.editRanges(ctx, func(r []v1alpha1.PodCIDRRange) []v1alpha1.PodCIDRRange {
-		return append(r, v1alpha1.PodCIDRRange{Name: secondRange, CIDR: secondCIDR})
-	}); err != nil {
-		return err
-	}
-	if err := d.waitPhase(ctx, secondRange, v1alpha1.RangePhasePending); err != nil {
-		return err
-	}
-	say("%q is Pending until every consumer acknowledges it; the waiting nodes still wait", secondRange)
-	d.table(ctx)
-	if err := d.waitPhase(ctx, secondRange, v1alpha1.RangePhaseActive); err != nil {
-		return err
-	}
-	say("%q is Active", secondRange)
-	if err := d.waitAllocated(ctx, total); err != nil {
-		return err
-	}
-	say("the %d waiting nodes got blocks from %q", total-32, secondRange)
-	d.table(ctx)
-	return nil
-}
-
-// actThree: the first range is retired; its nodes are replaced.
-func (d *demo) actThree(ctx context.Context) error {
-	fmt.Println()
-	say("ACT 3: the admin removes %q from the spec to retire it", firstRange)
-	if err := d.editRanges(ctx, func(r []v1alpha1.PodCIDRRange) []v1alpha1.PodCIDRRange {
-		var out []v1alpha1.PodCIDRRange
-		for _, x := range r {
-			if x.Name != firstRange {
-				out = append(out, x)
+	for _, c := range step.Checks {
+		if err := d.check(c); err != nil {
+			return err
+		}
+		if c.Says == "" {
+			continue
+		}
+		say("%s", c.Says)
+		if c.Detail != nil {
+			for _, line := range c.Detail(d.env) {
+				fmt.Println("          " + line)
 			}
 		}
-		return out
-	}); err != nil {
-		return err
+		d.table()
 	}
-	if err := d.waitPhase(ctx, firstRange, v1alpha1.RangePhaseDraining); err != nil {
-		return err
-	}
-	if err := waitFor("the holders of "+firstRange, stepTimeout, func(ctx context.Context) (bool, error) {
-		rs, _ := d.rangeStatus(ctx, firstRange)
-		return rs != nil && rs.HolderCount > 0, nil
-	}); err != nil {
-		return err
-	}
-	rs, _ := d.rangeStatus(ctx, firstRange)
-	say("%q is Draining: no new blocks from it; %d nodes still hold blocks in it, so it cannot be released yet", firstRange, rs.HolderCount)
-	d.table(ctx)
-
-	holders, err := d.holders(ctx, firstCIDR)
-	if err != nil {
-		return err
-	}
-	say("the admin replaces those %d nodes (drain, delete, new node)", len(holders))
-	for _, name := range holders {
-		if err := d.admin.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("deleting node %s: %w", name, err)
-		}
-		if err := d.admin.Create(ctx, newNode(name+"-new", 0)); err != nil {
-			return fmt.Errorf("creating node %s-new: %w", name, err)
-		}
-	}
-	if err := d.waitPhase(ctx, firstRange, v1alpha1.RangePhaseReleased); err != nil {
-		return err
-	}
-	say("no node holds a block in %q and every consumer stopped using it: Released", firstRange)
-	d.table(ctx)
-	if err := waitFor(firstRange+" to be purged", stepTimeout, func(ctx context.Context) (bool, error) {
-		rs, err := d.rangeStatus(ctx, firstRange)
-		return rs == nil, err
-	}); err != nil {
-		return err
-	}
-	var nodes corev1.NodeList
-	if err := d.admin.List(ctx, &nodes); err != nil {
-		return fmt.Errorf("listing nodes: %w", err)
-	}
-	say("every consumer removed it from its configuration: %q is purged; %d nodes all hold blocks in %q", firstRange, len(nodes.Items), secondRange)
-	d.table(ctx)
-	if err := waitFor("PodNetwork Ready", stepTimeout, func(ctx context.Context) (bool, error) {
-		pn, err := d.podNetwork(ctx)
-		return err == nil && meta.IsStatusConditionTrue(pn.Status.Conditions, v1alpha1.ReadyCondition), nil
-	}); err != nil {
-		return err
-	}
-	pn, _ := d.podNetwork(ctx)
-	c := meta.FindStatusCondition(pn.Status.Conditions, v1alpha1.ReadyCondition)
-	say("PodNetwork Ready=%s (%s): %s — `kubectl wait --for=condition=Ready podnetwork/default` returns", c.Status, c.Reason, c.Message)
 	return nil
+}
+
+// check waits for an Eventually check, tests a Now check once and a
+// Throughout check for its whole duration.
+func (d *demo) check(c story.Check) error {
+	holds := func(context.Context) (bool, error) { return c.Holds(d.env) == nil, nil }
+	switch c.Mode {
+	case story.Now:
+		if err := c.Holds(d.env); err != nil {
+			return fmt.Errorf("%s: %w", c.What, err)
+		}
+		return nil
+	case story.Throughout:
+		for end := time.Now().Add(c.For); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+			if err := c.Holds(d.env); err != nil {
+				return fmt.Errorf("%s: %w", c.What, err)
+			}
+		}
+		return nil
+	default:
+		if err := waitFor(c.What, stepTimeout, holds); err != nil {
+			return fmt.Errorf("%w: %v", err, c.Holds(d.env))
+		}
+		return nil
+	}
+}
+
+// table prints the range table.
+func (d *demo) table() {
+	if pn, err := d.env.API.PodNetwork(); err == nil {
+		printRanges(pn)
+	}
 }
 
 // showMetrics prints a few lines of the operator's Prometheus endpoint.
@@ -213,19 +115,4 @@ func (d *demo) showMetrics() {
 			fmt.Println("          " + line)
 		}
 	}
-}
-
-// cidrNotAvailable returns the CIDRNotAvailable event notes.
-func (d *demo) cidrNotAvailable(ctx context.Context) []string {
-	var list eventsv1.EventList
-	if err := d.admin.List(ctx, &list); err != nil {
-		return nil
-	}
-	var out []string
-	for _, ev := range list.Items {
-		if ev.Reason == "CIDRNotAvailable" {
-			out = append(out, fmt.Sprintf("%s %s/%s: %s", ev.Type, ev.Regarding.Kind, ev.Regarding.Name, ev.Note))
-		}
-	}
-	return out
 }

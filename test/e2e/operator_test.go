@@ -23,7 +23,7 @@ type operatorProcess struct {
 
 func startOperatorProcess(name, kubeconfig string) *operatorProcess {
 	metrics := freeAddr()
-	p, err := testEnv.Run(name, managerBinary(),
+	p, err := controlPlane.Cluster.Run(name, managerBinary(),
 		"--kubeconfig="+kubeconfig,
 		"--leader-election-namespace="+releaseNamespace,
 		"--metrics-bind-address="+metrics,

@@ -3,7 +3,7 @@
 // Package e2e runs the operator the way it runs in a cluster — the Helm
 // chart installed into a real control plane, the operator binary as two
 // processes with leader election, acting as the chart's ServiceAccount — and
-// asserts the admin's story, the RBAC boundaries and failover.
+// asserts the admin's story (test/story), the RBAC boundaries and failover.
 package e2e
 
 import (
@@ -16,57 +16,46 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/story"
 )
 
 const (
-	releaseNamespace = "podnetwork-system"
-	releaseName      = "podnetwork-operator"
+	releaseNamespace = story.ReleaseNamespace
+	releaseName      = story.ReleaseName
 	pluginName       = "e2e-plugin"
 	pluginNamespace  = "e2e-plugin-system"
 )
 
 var (
-	root      string
-	testEnv   *cluster.Cluster
-	admin     client.Client
-	ctx       context.Context
-	cancel    context.CancelFunc
-	operators []*operatorProcess
+	root         string
+	controlPlane *framework.ControlPlane
+	admin        framework.API
+	ctx          context.Context
+	operators    []*operatorProcess
+	// env is what the story drives; BeforeSuite gives it the admin client.
+	env = &story.Env{Nodes: 20, RecycleDelaySeconds: 2, Plugin: pluginName}
 )
 
 func TestE2E(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(60 * time.Second)
-	SetDefaultEventuallyPollingInterval(200 * time.Millisecond)
-	RunSpecs(t, "End-to-end Suite")
+	framework.RunSuite(t, "End-to-end Suite", 60*time.Second, 200*time.Millisecond)
 }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
 	var err error
 	root, err = cluster.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
-
-	testEnv, err = cluster.Start(cluster.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	admin, err = client.New(testEnv.Config, client.Options{Scheme: controllers.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
+	// The chart installs the CRDs.
+	ctx, controlPlane = framework.StartSuite(framework.ControlPlaneOptions{WithoutCRDs: true})
+	admin = framework.NewAPI(ctx, controlPlane.Client)
+	env.API = admin
 
 	By("installing the chart")
-	helm("install", releaseName, filepath.Join(root, "charts", "podnetwork-operator"),
-		"--namespace", releaseNamespace, "--create-namespace",
-		"--set", "plugins[0].name="+pluginName,
-		"--set", "plugins[0].serviceAccount.name="+pluginName,
-		"--set", "plugins[0].serviceAccount.namespace="+pluginNamespace)
+	helm(env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace)...)
 
 	By("starting two operator processes as the chart's ServiceAccount, from " + managerBinary())
-	kubeconfig, err := testEnv.WriteKubeconfig("operator", testEnv.ImpersonateServiceAccount(releaseNamespace, releaseName))
+	kubeconfig, err := controlPlane.Cluster.WriteKubeconfig("operator", controlPlane.Cluster.ImpersonateServiceAccount(releaseNamespace, releaseName))
 	Expect(err).NotTo(HaveOccurred())
 	// The second starts once the first leads, so it never even tries to
 	// create the Lease: the follower's write count must stay zero.
@@ -75,18 +64,9 @@ var _ = BeforeSuite(func() {
 	operators = append(operators, startOperatorProcess("operator-b", kubeconfig))
 })
 
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	if testEnv != nil {
-		Expect(testEnv.Stop()).To(Succeed())
-	}
-})
-
 // helm runs bin/helm against the test cluster and fails the spec on error.
 func helm(args ...string) string {
-	cmd := exec.Command(filepath.Join(root, "bin", "helm"), append(args, "--kubeconfig", testEnv.KubeconfigPath)...)
+	cmd := exec.Command(filepath.Join(root, "bin", "helm"), append(args, "--kubeconfig", controlPlane.Cluster.KubeconfigPath)...)
 	out, err := cmd.CombinedOutput()
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "helm %v: %s", args, out)
 	return string(out)

@@ -14,6 +14,7 @@ import (
 	adapterctrl "podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
+	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/netnode"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -31,11 +32,11 @@ const (
 // podCIDR) Active and both configurations at 10.244.0.0/16, every node
 // running real flanneld and kube-proxy.
 var _ = Describe("kube-proxy and flannel adapters with the real programs", Ordered, func() {
-	base := rng("base", "10.244.0.0/16")
+	base := framework.Range("base", "10.244.0.0/16").Obj()
 
 	// Every spec ends by checking the adapters' promises on the whole
 	// history so far (history_test.go).
-	AfterEach(func() { hist.check() })
+	AfterEach(func() { expectAdapterPromises(hist.Events()) })
 
 	// A failed spec shows what the adapters said and what the programs
 	// logged last, since the work directory goes with the cluster.
@@ -44,13 +45,13 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 			return
 		}
 		for _, name := range []string{kubeProxy, flannel} {
-			GinkgoWriter.Printf("consumer %s: %+v\nacks: %+v\n", name, ready(name)(), consumer(name).Status.Ranges)
+			GinkgoWriter.Printf("consumer %s: %+v\nacks: %+v\n", name, k8sClient.ConsumerReady(name), k8sClient.Consumer(name).Status.Ranges)
 		}
-		GinkgoWriter.Printf("ranges: %+v\n", rangeStatus("base"))
+		GinkgoWriter.Printf("ranges: %+v\n", k8sClient.RangeStatus("base"))
 		for pod, tail := range kubelet.LogTails(15) {
 			GinkgoWriter.Printf("--- %s\n%s\n", pod, tail)
 		}
-		if b, err := os.ReadFile(filepath.Join(testCluster.WorkDir, "kube-controller-manager.log")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(controlPlane.Cluster.WorkDir, "kube-controller-manager.log")); err == nil {
 			lines := strings.Split(string(b), "\n")
 			GinkgoWriter.Printf("--- kube-controller-manager\n%s\n", strings.Join(lines[max(0, len(lines)-40):], "\n"))
 		}
@@ -58,12 +59,12 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 
 	It("register as required consumers and adopt the existing configuration with one restart", func() {
 		for _, name := range []string{kubeProxy, flannel} {
-			Eventually(func() string { return consumer(name).Name }).Should(Equal(name))
-			Expect(consumer(name).IsRequired()).To(BeTrue())
+			Eventually(func() string { return k8sClient.Consumer(name).Name }).Should(Equal(name))
+			Expect(k8sClient.Consumer(name).IsRequired()).To(BeTrue())
 		}
 
 		setRanges(base)
-		Eventually(phase("base")).Should(Equal(v1alpha1.RangePhaseActive))
+		Eventually(k8sClient.Phase).WithArguments("base").Should(Equal(v1alpha1.RangePhaseActive))
 		Eventually(ackOf(kubeProxy, "base")).Should(Equal("Active/Accepted"))
 		Eventually(ackOf(flannel, "base")).Should(Equal("Active/Accepted"))
 
@@ -71,18 +72,18 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		// nothing proved the pods ran it, so each DaemonSet restarted once.
 		Expect(kubeProxyConfigText()).To(Equal(kubeProxyConfig))
 		Expect(flannelConfigText()).To(Equal(flannelConfig))
-		expectRolledOut(kubeProxyNamespace, kubeProxyName, ack(kubeProxy, "base").LastTransitionTime)
-		expectRolledOut(flannelNamespace, flannelDaemonSet, ack(flannel, "base").LastTransitionTime)
-		Expect(ready(kubeProxy)()).To(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
+		expectRolledOut(kubeProxyNamespace, kubeProxyName, k8sClient.Ack(kubeProxy, "base").LastTransitionTime)
+		expectRolledOut(flannelNamespace, flannelDaemonSet, k8sClient.Ack(flannel, "base").LastTransitionTime)
+		Expect(k8sClient.ConsumerReady(kubeProxy)).To(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
 		expectPrograms("10.244.0.0/16")
 	})
 
 	It("grows IPv4 by a supernet: rolls out and acks before the range becomes Active, and a node in it runs flannel", func() {
 		kpGeneration := getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation
-		setRanges(base, rng("more", "10.245.0.0/16"))
+		setRanges(base, framework.Range("more", "10.245.0.0/16").Obj())
 
-		Eventually(phase("more")).Should(Equal(v1alpha1.RangePhaseActive))
-		activeSince := rangeStatus("more").PhaseSince
+		Eventually(k8sClient.Phase).WithArguments("more").Should(Equal(v1alpha1.RangePhaseActive))
+		activeSince := k8sClient.RangeStatus("more").PhaseSince
 		expectRolledOut(kubeProxyNamespace, kubeProxyName, activeSince)
 		expectRolledOut(flannelNamespace, flannelDaemonSet, activeSince)
 		Eventually(ackOf(kubeProxy, "more")).Should(Equal("Active/Accepted"))
@@ -91,7 +92,7 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		Expect(kubeProxyConfigText()).To(Equal(strings.Replace(kubeProxyConfig, "clusterCIDR: 10.244.0.0/16", "clusterCIDR: 10.244.0.0/15", 1)))
 		Expect(flannelConfigText()).To(Equal(strings.Replace(flannelConfig, `"10.244.0.0/16"`, `"10.244.0.0/15"`, 1)))
 		Expect(getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation).To(Equal(kpGeneration + 1))
-		Expect(ack(kubeProxy, "more").Message).To(Equal("clusterCIDR 10.244.0.0/15 runs on all 3 pods of DaemonSet kube-system/kube-proxy"))
+		Expect(k8sClient.Ack(kubeProxy, "more").Message).To(Equal("clusterCIDR 10.244.0.0/15 runs on all 3 pods of DaemonSet kube-system/kube-proxy"))
 		expectPrograms("10.244.0.0/15")
 
 		// With the original Network, flanneld refuses a node whose podCIDR
@@ -103,32 +104,32 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 
 	It("rejects a range whose covering prefix would swallow the service range, and says what would work", func() {
 		kp := getDaemonSet(kubeProxyNamespace, kubeProxyName)
-		setRanges(base, rng("more", "10.245.0.0/16"), rng("far", "10.0.0.0/16"))
+		setRanges(base, framework.Range("more", "10.245.0.0/16").Obj(), framework.Range("far", "10.0.0.0/16").Obj())
 
 		Eventually(ackOf(kubeProxy, "far")).Should(Equal("Pending/Rejected"))
 		Eventually(ackOf(flannel, "far")).Should(Equal("Pending/Rejected"))
-		msg := ack(kubeProxy, "far").Message
+		msg := k8sClient.Ack(kubeProxy, "far").Message
 		Expect(msg).To(ContainSubstring(`with range "far" (10.0.0.0/16) the IPv4 prefix would be 10.0.0.0/8`))
 		Expect(msg).To(ContainSubstring(`overlaps ServiceCIDR "kubernetes" (10.96.0.0/16)`))
 		Expect(msg).To(ContainSubstring("Choose a range inside 10.128.0.0/9, or expand in place: add the range 10.128.0.0/9"))
 
 		// The operator shows the rejection; the range stays Pending and
 		// nothing was written or restarted for it.
-		Eventually(func() []v1alpha1.RangeRejection { return rangeStatus("far").Rejections }).Should(ContainElement(
+		Eventually(func() []v1alpha1.RangeRejection { return k8sClient.RangeStatus("far").Rejections }).Should(ContainElement(
 			v1alpha1.RangeRejection{Consumer: kubeProxy, Message: msg}))
-		Expect(phase("far")()).To(Equal(v1alpha1.RangePhasePending))
+		Expect(k8sClient.Phase("far")).To(Equal(v1alpha1.RangePhasePending))
 		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/15\n"))
 		Expect(getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation).To(Equal(kp.Generation))
 
 		// Removing it releases it without touching anything.
-		setRanges(base, rng("more", "10.245.0.0/16"))
-		Eventually(phase("far")).Should(BeEmpty())
+		setRanges(base, framework.Range("more", "10.245.0.0/16").Obj())
+		Eventually(k8sClient.Phase).WithArguments("far").Should(BeEmpty())
 	})
 
 	It("shrinks the configuration only after a removed range is Released, then rolls out, acks and lets it be purged", func() {
 		removeNode("node-20") // the last node holding a block of "more"
 		setRanges(base)
-		Eventually(phase("more")).Should(BeEmpty(), "purged once every consumer acknowledged Released")
+		Eventually(k8sClient.Phase).WithArguments("more").Should(BeEmpty(), "purged once every consumer acknowledged Released")
 		Eventually(ackOf(kubeProxy, "more")).Should(BeEmpty())
 		Eventually(ackOf(flannel, "more")).Should(BeEmpty())
 
@@ -141,52 +142,52 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 	})
 
 	It("widens to the covering prefix of a second, disjoint IPv4 range and back", func() {
-		setRanges(base, rng("disjoint", "10.250.0.0/16"))
-		Eventually(phase("disjoint")).Should(Equal(v1alpha1.RangePhaseActive))
+		setRanges(base, framework.Range("disjoint", "10.250.0.0/16").Obj())
+		Eventually(k8sClient.Phase).WithArguments("disjoint").Should(Equal(v1alpha1.RangePhaseActive))
 		Expect(flannelConfigText()).To(Equal(strings.Replace(flannelConfig, `"10.244.0.0/16"`, `"10.240.0.0/12"`, 1)))
 		expectPrograms("10.240.0.0/12")
 
 		setRanges(base)
-		Eventually(phase("disjoint")).Should(BeEmpty())
+		Eventually(k8sClient.Phase).WithArguments("disjoint").Should(BeEmpty())
 		expectPrograms("10.244.0.0/16")
 	})
 
 	It("does not ack while flanneld cannot start on a node, and names the node", func() {
 		broken := addNode("node-21", "10.244.21.0/24")
 		Expect(broken.RenameInterface("ens5")).To(Succeed()) // flanneld runs with --iface=eth0
-		setRanges(base, rng("wait", "10.246.0.0/16"))
+		setRanges(base, framework.Range("wait", "10.246.0.0/16").Obj())
 
 		Eventually(ackOf(kubeProxy, "wait")).Should(Equal("Pending/Accepted"))
-		Eventually(ready(flannel)).Should(WithTransform(func(c metav1.Condition) string { return c.Message }, ContainSubstring("node-21")))
+		Eventually(k8sClient.ConsumerReady).WithArguments(flannel).Should(WithTransform(func(c metav1.Condition) string { return c.Message }, ContainSubstring("node-21")))
 		Expect(ackOf(flannel, "wait")()).To(BeEmpty())
-		Expect(phase("wait")()).To(Equal(v1alpha1.RangePhasePending))
+		Expect(k8sClient.Phase("wait")).To(Equal(v1alpha1.RangePhasePending))
 		// The real flanneld exits there ("failed to find interface") and
 		// is restarted with a back-off, as the kubelet would.
 		Eventually(func() map[string]netnode.ContainerState { return kubelet.Running("node-21") }).Should(
 			HaveKeyWithValue(ContainSubstring(flannelDaemonSet), HaveField("Restarts", BeNumerically(">=", 1))))
 
 		Expect(broken.RenameInterface("eth0")).To(Succeed())
-		Eventually(phase("wait")).Should(Equal(v1alpha1.RangePhaseActive))
-		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonRunning, "Network 10.244.0.0/14 runs on all 4 pods"))
+		Eventually(k8sClient.Phase).WithArguments("wait").Should(Equal(v1alpha1.RangePhaseActive))
+		Eventually(k8sClient.ConsumerReady).WithArguments(flannel).Should(haveReady(adapters.ReasonRunning, "Network 10.244.0.0/14 runs on all 4 pods"))
 		Eventually(subnetEnv("node-21")).Should(HaveKeyWithValue("FLANNEL_NETWORK", "10.244.0.0/14"))
 
 		removeNode("node-21")
 		setRanges(base)
-		Eventually(phase("wait")).Should(BeEmpty())
+		Eventually(k8sClient.Phase).WithArguments("wait").Should(BeEmpty())
 	})
 
 	It("drives kube-proxy in nftables mode", func() {
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, strings.Replace(kubeProxyConfig, `mode: ""`, "mode: nftables", 1))
-		setRanges(base, rng("nft", "10.245.0.0/16"))
-		Eventually(phase("nft")).Should(Equal(v1alpha1.RangePhaseActive))
+		setRanges(base, framework.Range("nft", "10.245.0.0/16").Obj())
+		Eventually(k8sClient.Phase).WithArguments("nft").Should(Equal(v1alpha1.RangePhaseActive))
 		for _, n := range nodeNames() {
 			Eventually(nftRuleset(n)).Should(kubeProxyNftMasquerades("10.244.0.0/15"), "node %s", n)
 		}
 
 		setRanges(base)
-		Eventually(phase("nft")).Should(BeEmpty())
+		Eventually(k8sClient.Phase).WithArguments("nft").Should(BeEmpty())
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
-		Eventually(ready(kubeProxy)).Should(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
+		Eventually(k8sClient.ConsumerReady).WithArguments(kubeProxy).Should(haveReady(adapters.ReasonRunning, "clusterCIDR 10.244.0.0/16 runs on all 3 pods"))
 		expectPrograms("10.244.0.0/16")
 	})
 
@@ -197,13 +198,13 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 			Skip("the kernel has no IPVS (CONFIG_IP_VS): /proc/net/ip_vs: " + err.Error())
 		}
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, strings.Replace(kubeProxyConfig, `mode: ""`, "mode: ipvs", 1))
-		setRanges(base, rng("ipvs", "10.245.0.0/16"))
-		Eventually(phase("ipvs")).Should(Equal(v1alpha1.RangePhaseActive))
+		setRanges(base, framework.Range("ipvs", "10.245.0.0/16").Obj())
+		Eventually(k8sClient.Phase).WithArguments("ipvs").Should(Equal(v1alpha1.RangePhaseActive))
 		for _, n := range nodeNames() {
 			Eventually(iptablesSave(n)).Should(MatchRegexp(`! -s 10\.244\.0\.0/15 .*KUBE-CLUSTER-IP.*-j KUBE-MARK-MASQ`), "node %s", n)
 		}
 		setRanges(base)
-		Eventually(phase("ipvs")).Should(BeEmpty())
+		Eventually(k8sClient.Phase).WithArguments("ipvs").Should(BeEmpty())
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
 		expectPrograms("10.244.0.0/16")
 	})
@@ -211,13 +212,13 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 	It("acks at once in kube-proxy's NodeCIDR mode and restarts nothing", func() {
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey,
 			strings.Replace(kubeProxyConfig, `detectLocalMode: ""`, "detectLocalMode: NodeCIDR", 1))
-		Eventually(ready(kubeProxy)).Should(haveReady(adapters.ReasonRangeIndependent, "detectLocalMode is NodeCIDR"))
+		Eventually(k8sClient.ConsumerReady).WithArguments(kubeProxy).Should(haveReady(adapters.ReasonRangeIndependent, "detectLocalMode is NodeCIDR"))
 		kp := getDaemonSet(kubeProxyNamespace, kubeProxyName)
 
-		setRanges(base, rng("nodecidr", "10.247.0.0/16"))
-		Eventually(phase("nodecidr")).Should(Equal(v1alpha1.RangePhaseActive), "after flannel's rollout")
+		setRanges(base, framework.Range("nodecidr", "10.247.0.0/16").Obj())
+		Eventually(k8sClient.Phase).WithArguments("nodecidr").Should(Equal(v1alpha1.RangePhaseActive), "after flannel's rollout")
 		Eventually(ackOf(kubeProxy, "nodecidr")).Should(Equal("Active/Accepted"))
-		Expect(ack(kubeProxy, "nodecidr").Message).To(ContainSubstring("range changes need no kube-proxy change"))
+		Expect(k8sClient.Ack(kubeProxy, "nodecidr").Message).To(ContainSubstring("range changes need no kube-proxy change"))
 		Expect(getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation).To(Equal(kp.Generation), "kube-proxy was not restarted")
 		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/16\n"))
 	})
@@ -226,24 +227,24 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		Expect(k8sClient.Delete(ctx, getDaemonSet(flannelNamespace, flannelDaemonSet))).To(Succeed())
 		// No garbage collector runs here: delete the orphans as it would.
 		Expect(k8sClient.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(flannelNamespace), client.MatchingLabels{"app": "flannel"})).To(Succeed())
-		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonDaemonSetNotFound, "DaemonSet kube-flannel/kube-flannel-ds not found"))
-		Expect(ready(flannel)().Status).To(Equal(metav1.ConditionFalse))
+		Eventually(k8sClient.ConsumerReady).WithArguments(flannel).Should(haveReady(adapters.ReasonDaemonSetNotFound, "DaemonSet kube-flannel/kube-flannel-ds not found"))
+		Expect(k8sClient.ConsumerReady(flannel).Status).To(Equal(metav1.ConditionFalse))
 
 		working := flannelConfigText()
 		broken := `{"Network": "10.244.0.0/14", "Backend": {"Type": "vxlan"}` // no closing brace
 		setConfigData(flannelNamespace, flannelConfigMap, flannelKey, broken)
-		setRanges(base, rng("nodecidr", "10.247.0.0/16"), rng("late", "10.248.0.0/16"))
+		setRanges(base, framework.Range("nodecidr", "10.247.0.0/16").Obj(), framework.Range("late", "10.248.0.0/16").Obj())
 		Eventually(ackOf(kubeProxy, "late")).Should(Equal("Pending/Accepted"))
-		Expect(rangeStatus("late").Awaiting).To(ContainElement(flannel))
+		Expect(k8sClient.RangeStatus("late").Awaiting).To(ContainElement(flannel))
 
 		Expect(k8sClient.Create(ctx, flannelDaemonSetObject())).To(Succeed())
-		Eventually(ready(flannel)).Should(haveReady(adapters.ReasonInvalidConfig, "net-conf.json of ConfigMap kube-flannel/kube-flannel-cfg cannot be managed"))
+		Eventually(k8sClient.ConsumerReady).WithArguments(flannel).Should(haveReady(adapters.ReasonInvalidConfig, "net-conf.json of ConfigMap kube-flannel/kube-flannel-cfg cannot be managed"))
 		Expect(flannelConfigText()).To(Equal(broken))
 		Expect(rollout.TemplateHash(getDaemonSet(flannelNamespace, flannelDaemonSet))).To(BeEmpty())
 		Expect(ackOf(flannel, "late")()).To(BeEmpty())
 
 		setConfigData(flannelNamespace, flannelConfigMap, flannelKey, working)
-		Eventually(phase("late")).Should(Equal(v1alpha1.RangePhaseActive))
+		Eventually(k8sClient.Phase).WithArguments("late").Should(Equal(v1alpha1.RangePhaseActive))
 		Expect(flannelConfigText()).To(Equal(strings.Replace(flannelConfig, `"10.244.0.0/16"`, `"10.240.0.0/12"`, 1)))
 		expectRolledOut(flannelNamespace, flannelDaemonSet, rangePhaseSince("late"))
 		for _, n := range nodeNames() {
@@ -251,8 +252,8 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		}
 
 		setRanges(base)
-		Eventually(phase("late")).Should(BeEmpty())
-		Eventually(phase("nodecidr")).Should(BeEmpty())
+		Eventually(k8sClient.Phase).WithArguments("late").Should(BeEmpty())
+		Eventually(k8sClient.Phase).WithArguments("nodecidr").Should(BeEmpty())
 		setConfigData(kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyConfig)
 		expectPrograms("10.244.0.0/16")
 	})
@@ -260,15 +261,15 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 	It("rejects an IPv6 range for flannel while its nodes are IPv4-only, and restarts no flanneld", func() {
 		before := programs()
 		ds := getDaemonSet(flannelNamespace, flannelDaemonSet)
-		setRanges(base, rng("v6", "fd00:10:244::/56"))
+		setRanges(base, framework.Range("v6", "fd00:10:244::/56").Obj())
 
 		Eventually(ackOf(flannel, "v6")).Should(Equal("Pending/Rejected"))
-		msg := ack(flannel, "v6").Message
+		msg := k8sClient.Ack(flannel, "v6").Message
 		Expect(msg).To(HavePrefix("flannel cannot be made dual-stack in place"))
 		Expect(msg).To(ContainSubstring(fmt.Sprintf("%d nodes running flannel have none (node-00, node-01, node-02)", initialNodes)))
-		Eventually(func() []v1alpha1.RangeRejection { return rangeStatus("v6").Rejections }).Should(ContainElement(
+		Eventually(func() []v1alpha1.RangeRejection { return k8sClient.RangeStatus("v6").Rejections }).Should(ContainElement(
 			v1alpha1.RangeRejection{Consumer: flannel, Message: msg}))
-		Expect(phase("v6")()).To(Equal(v1alpha1.RangePhasePending))
+		Expect(k8sClient.Phase("v6")).To(Equal(v1alpha1.RangePhasePending))
 		Expect(flannelConfigText()).To(Equal(flannelConfig))
 		Expect(getDaemonSet(flannelNamespace, flannelDaemonSet).Generation).To(Equal(ds.Generation), "flannel was not rolled out")
 		expectRunningWithoutRestart(before)
@@ -288,7 +289,7 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		for i := range initialNodes {
 			removeNode(nodeName(i))
 		}
-		Eventually(phase("v6")).Should(Equal(v1alpha1.RangePhaseActive))
+		Eventually(k8sClient.Phase).WithArguments("v6").Should(Equal(v1alpha1.RangePhaseActive))
 		Expect(flannelConfigText()).To(ContainSubstring(`"IPv6Network": "fd00:10:244::/56"`))
 		for i := 10; i < 12; i++ {
 			addNode(nodeName(i), fmt.Sprintf("10.244.%d.0/24", i), fmt.Sprintf("fd00:10:244:%x::/64", i))
@@ -300,8 +301,8 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		}
 
 		before := programs()
-		setRanges(base, rng("v6", "fd00:10:244::/56"), rng("v6b", "fd00:10:244:100::/56"))
-		Eventually(phase("v6b")).Should(Equal(v1alpha1.RangePhaseActive))
+		setRanges(base, framework.Range("v6", "fd00:10:244::/56").Obj(), framework.Range("v6b", "fd00:10:244:100::/56").Obj())
+		Eventually(k8sClient.Phase).WithArguments("v6b").Should(Equal(v1alpha1.RangePhaseActive))
 		Expect(ackOf(flannel, "v6b")()).To(Equal("Active/Accepted"))
 		Expect(flannelConfigText()).To(ContainSubstring(`"IPv6Network": "fd00:10:244::/55"`))
 		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/16,fd00:10:244::/55\n"))
@@ -327,7 +328,7 @@ func expectPrograms(network string) {
 	}
 }
 
-func rangePhaseSince(name string) metav1.Time { return rangeStatus(name).PhaseSince }
+func rangePhaseSince(name string) metav1.Time { return k8sClient.RangeStatus(name).PhaseSince }
 
 // haveReady matches a Ready condition by reason and message prefix.
 func haveReady(reason, messagePrefix string) OmegaMatcher {

@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -33,66 +32,14 @@ func setRanges(ranges ...v1alpha1.PodCIDRRange) {
 	})).To(Succeed())
 }
 
-func rng(name, cidr string) v1alpha1.PodCIDRRange {
-	return v1alpha1.PodCIDRRange{Name: name, CIDR: cidr}
-}
-
-// phase returns the phase of a tracked range, "" when it is not tracked.
-func phase(name string) func() v1alpha1.RangePhase {
-	return func() v1alpha1.RangePhase {
-		if rs := rangeStatus(name); rs != nil {
-			return rs.Phase
-		}
-		return ""
-	}
-}
-
-func rangeStatus(name string) *v1alpha1.RangeStatus {
-	pn := &v1alpha1.PodNetwork{}
-	if err := k8sClient.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
-		return nil
-	}
-	return pn.Status.FindRange(name)
-}
-
-// consumer returns the PodNetworkConsumer, or an empty one while it does not
-// exist yet (the adapters register theirs once the operator runs).
-func consumer(name string) *v1alpha1.PodNetworkConsumer {
-	c := &v1alpha1.PodNetworkConsumer{}
-	if err := k8sClient.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
-		return &v1alpha1.PodNetworkConsumer{}
-	}
-	return c
-}
-
-// ack returns the consumer's acknowledgement of a range, or nil.
-func ack(consumerName, rangeName string) *v1alpha1.ConsumerRangeStatus {
-	for _, a := range consumer(consumerName).Status.Ranges {
-		if a.Name == rangeName {
-			return &a
-		}
-	}
-	return nil
-}
-
 // ackOf returns "<phase>/<result>" of a consumer's acknowledgement of a
 // range, "" when there is none.
 func ackOf(consumerName, rangeName string) func() string {
 	return func() string {
-		if a := ack(consumerName, rangeName); a != nil {
+		if a := k8sClient.Ack(consumerName, rangeName); a != nil {
 			return string(a.Phase) + "/" + string(a.Result)
 		}
 		return ""
-	}
-}
-
-// ready returns the consumer's Ready condition.
-func ready(consumerName string) func() metav1.Condition {
-	return func() metav1.Condition {
-		if c := meta.FindStatusCondition(consumer(consumerName).Status.Conditions, v1alpha1.ConsumerReadyCondition); c != nil {
-			return *c
-		}
-		return metav1.Condition{}
 	}
 }
 

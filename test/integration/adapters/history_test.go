@@ -1,42 +1,19 @@
 package adapters_test
 
 import (
-	"context"
 	"net/netip"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	adapterctrl "podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/internal/adapters"
 	flannelcfg "podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
 	"podnetwork.io/operator/internal/adapters/rollout"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"podnetwork.io/operator/test/framework"
 )
-
-// history records every change of the PodNetwork, the adapters'
-// PodNetworkConsumers, the two ConfigMaps and the pods of the two namespaces,
-// ordered by resourceVersion (one etcd has one global revision counter), so
-// the adapters' promises can be checked on everything that happened, not
-// only on the final state.
-type history struct {
-	mu     sync.Mutex
-	events []event
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-}
-
-type event struct {
-	rv      int64
-	obj     client.Object
-	deleted bool
-}
 
 // component is one adapter's view for the checks.
 type component struct {
@@ -51,38 +28,9 @@ var components = []component{
 	{adapterctrl.FlannelConsumerName, flannelNamespace, flannelConfigMap, flannelKey, flannelDaemonSet, flannelCovers},
 }
 
-func recordHistory() *history {
-	wc, err := client.NewWithWatch(testCluster.Config, client.Options{Scheme: k8sClient.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-	h := &history{}
-	wctx, cancel := context.WithCancel(ctx)
-	h.cancel = cancel
-	for _, list := range []client.ObjectList{&v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.ConfigMapList{}, &corev1.PodList{}} {
-		w, err := wc.Watch(wctx, list)
-		Expect(err).NotTo(HaveOccurred())
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
-			defer w.Stop()
-			for ev := range w.ResultChan() {
-				obj, ok := ev.Object.(client.Object)
-				if !ok || ev.Type == watch.Error || ev.Type == watch.Bookmark {
-					continue
-				}
-				rv, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
-				if err != nil {
-					continue
-				}
-				h.mu.Lock()
-				h.events = append(h.events, event{rv: rv, obj: obj, deleted: ev.Type == watch.Deleted})
-				h.mu.Unlock()
-			}
-		}()
-	}
-	return h
-}
-
-// check asserts, over the recorded history:
+// expectAdapterPromises asserts, over the recorded history of the
+// PodNetwork, the adapters' PodNetworkConsumers, the two ConfigMaps and the
+// pods of the two namespaces:
 //
 //   - whenever an adapter wrote a new Accepted acknowledgement, every pod of
 //     its DaemonSet (terminating ones included) carried
@@ -94,11 +42,7 @@ func recordHistory() *history {
 //
 // kube-proxy in a range-independent mode and unparseable texts are skipped:
 // the adapter acknowledges without a rollout, or not at all.
-func (h *history) check() {
-	h.mu.Lock()
-	events := append([]event(nil), h.events...)
-	h.mu.Unlock()
-	sort.SliceStable(events, func(i, j int) bool { return events[i].rv < events[j].rv })
+func expectAdapterPromises(events []framework.Event) {
 
 	var ranges []v1alpha1.RangeStatus
 	texts := map[string]string{}                        // consumer → configuration text
@@ -108,14 +52,14 @@ func (h *history) check() {
 		pods[c.daemonSet] = map[string]*corev1.Pod{}
 	}
 	for _, ev := range events {
-		switch o := ev.obj.(type) {
+		switch o := ev.Object.(type) {
 		case *v1alpha1.PodNetwork:
 			ranges = o.Status.Ranges
 		case *corev1.Pod:
 			for _, c := range components {
 				ref := o.OwnerReferences
 				if o.Namespace == c.namespace && len(ref) == 1 && ref[0].Name == c.daemonSet {
-					if ev.deleted {
+					if ev.Deleted {
 						delete(pods[c.daemonSet], o.Name)
 					} else {
 						pods[c.daemonSet][o.Name] = o
@@ -135,7 +79,7 @@ func (h *history) check() {
 				for _, rs := range ranges {
 					if rs.Phase == v1alpha1.RangePhaseActive || rs.Phase == v1alpha1.RangePhaseDraining {
 						Expect(coversRange(covered, rs.CIDR)).To(BeTrue(),
-							"at revision %d the %s configuration %q no longer covered %s range %s (%s)", ev.rv, c.consumer, texts[c.consumer], rs.Phase, rs.Name, rs.CIDR)
+							"at revision %d the %s configuration %q no longer covered %s range %s (%s)", ev.RV, c.consumer, texts[c.consumer], rs.Phase, rs.Name, rs.CIDR)
 					}
 				}
 			}
@@ -158,22 +102,17 @@ func (h *history) check() {
 					// its pod will start from the current template.
 					for _, p := range pods[c.daemonSet] {
 						Expect(p.Annotations[rollout.ConfigHashAnnotation]).To(Equal(hash),
-							"at revision %d %s accepted %s of %s while pod %s ran another configuration", ev.rv, c.consumer, a.Phase, a.Name, p.Name)
+							"at revision %d %s accepted %s of %s while pod %s ran another configuration", ev.RV, c.consumer, a.Phase, a.Name, p.Name)
 					}
 					if a.Phase != v1alpha1.RangePhaseReleased {
 						Expect(coversRange(covered, a.CIDR)).To(BeTrue(), "at revision %d %s accepted %s of %s with configuration %q",
-							ev.rv, c.consumer, a.Phase, a.Name, texts[c.consumer])
+							ev.RV, c.consumer, a.Phase, a.Name, texts[c.consumer])
 					}
 				}
 				acks[c.consumer] = o.Status.Ranges
 			}
 		}
 	}
-}
-
-func (h *history) stop() {
-	h.cancel()
-	h.wg.Wait()
 }
 
 func contains(acks []v1alpha1.ConsumerRangeStatus, a v1alpha1.ConsumerRangeStatus) bool {

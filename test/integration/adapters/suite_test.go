@@ -2,26 +2,22 @@ package adapters_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/netnode"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 // The suite runs the adapters against the real programs they configure:
@@ -33,46 +29,41 @@ import (
 // their ConfigMaps mounted as files. The apiserver serves on the bridge
 // address so the programs reach it from their namespaces. It needs root.
 var (
-	testCluster *cluster.Cluster
-	k8sClient   client.Client
-	ctx         context.Context
-	cancel      context.CancelFunc
-	processes   []*process
-	hist        *history
-	network     *netnode.Network
-	kubelet     *netnode.Kubelet
+	controlPlane *framework.ControlPlane
+	k8sClient    framework.API
+	ctx          context.Context
+	processes    []*framework.Process
+	hist         *framework.Recorder
+	network      *netnode.Network
+	kubelet      *netnode.Kubelet
 )
 
 func TestAdapters(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the adapters suite runs flanneld and kube-proxy in network namespaces and needs root")
 	}
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(90 * time.Second)
-	SetDefaultEventuallyPollingInterval(200 * time.Millisecond)
-	RunSpecs(t, "Adapters Suite")
+	framework.RunSuite(t, "Adapters Suite", 90*time.Second, 200*time.Millisecond)
 }
 
 var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-
 	var err error
 	network, err = netnode.New(fmt.Sprintf("pna%d", os.Getpid()%10000))
 	Expect(err).NotTo(HaveOccurred())
-	testCluster, err = cluster.Start(cluster.Options{
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
+	// Registered first, so it runs last: after the control plane that
+	// serves on the bridge has stopped.
+	DeferCleanup(network.Close)
+	ctx, controlPlane = framework.StartSuite(framework.ControlPlaneOptions{
 		BindAddress:       network.Gateway4.Addr().String(),
+		ControllerManager: &cluster.ControllerManagerOptions{Controllers: []string{"daemonset"}},
+		Scheduler:         true,
 	})
-	Expect(err).NotTo(HaveOccurred())
-	GinkgoWriter.Printf("control plane and program logs in %s\n", testCluster.WorkDir)
-	Expect(testCluster.StartControllerManager(cluster.ControllerManagerOptions{Controllers: []string{"daemonset"}})).To(Succeed())
-	Expect(testCluster.StartScheduler()).To(Succeed())
+	GinkgoWriter.Printf("control plane and program logs in %s\n", controlPlane.Cluster.WorkDir)
+	k8sClient = framework.NewAPI(ctx, controlPlane.Client)
 
-	k8sClient, err = client.New(testCluster.Config, client.Options{Scheme: controllers.Scheme()})
+	hist, err = framework.Record(ctx, k8sClient,
+		&v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.ConfigMapList{}, &corev1.PodList{})
 	Expect(err).NotTo(HaveOccurred())
-	hist = recordHistory()
-	host, err := url.Parse(testCluster.Config.Host)
+	host, err := url.Parse(controlPlane.Config.Host)
 	Expect(err).NotTo(HaveOccurred())
 	apiServer := host.Host
 	createFixtures(apiServer)
@@ -80,95 +71,44 @@ var _ = BeforeSuite(func() {
 	for i := range initialNodes {
 		addNode(nodeName(i), fmt.Sprintf("10.244.%d.0/24", i))
 	}
-	processes = append(processes, startOperator())
+	// The operator runs the lifecycle controller and both adapters at their
+	// default namespaces and names (NodeIPAM off: the fixtures give nodes
+	// their podCIDRs).
+	processes = append(processes, framework.StartOperator(ctx, controlPlane.Config, framework.WithoutNodeIPAM,
+		func(o *controllers.Options) { o.Adapters.KubeProxy, o.Adapters.Flannel = true, true }))
 })
 
 var _ = AfterSuite(func() {
 	if hist != nil {
-		hist.stop()
+		hist.Stop()
 	}
 	for i := len(processes) - 1; i >= 0; i-- {
-		processes[i].stop()
+		Expect(processes[i].Stop()).To(Succeed())
 	}
 	if kubelet != nil {
 		kubelet.StopAll()
 	}
-	if cancel != nil {
-		cancel()
-	}
-	if testCluster != nil {
-		Expect(testCluster.Stop()).To(Succeed())
-	}
-	if network != nil {
-		Expect(network.Close()).To(Succeed())
-	}
 })
-
-// process is something the suite runs in the background until it stops.
-type process struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-}
-
-func run(f func(context.Context) error) *process {
-	pCtx, pCancel := context.WithCancel(ctx)
-	p := &process{cancel: pCancel}
-	p.wg.Add(1)
-	go func() {
-		defer GinkgoRecover()
-		defer p.wg.Done()
-		if err := f(pCtx); err != nil && !errors.Is(err, context.Canceled) {
-			Fail(err.Error())
-		}
-	}()
-	return p
-}
-
-func (p *process) stop() {
-	p.cancel()
-	p.wg.Wait()
-}
-
-// startOperator runs the operator in-process with the lifecycle controller
-// and both adapters at their default namespaces and names (NodeIPAM off: the
-// fixtures give nodes their podCIDRs).
-func startOperator() *process {
-	opts := controllers.DefaultOptions()
-	opts.LeaderElect = false
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
-	opts.SkipControllerNameValidation = true
-	opts.NodeIPAM.Enabled = false
-	opts.Adapters.KubeProxy = true
-	opts.Adapters.Flannel = true
-	return run(func(ctx context.Context) error { return controllers.Run(ctx, testCluster.Config, opts) })
-}
 
 // startKubelet runs the kubelet stand-in of every node in its own manager,
 // as kubelets run apart from the control plane.
-func startKubelet(apiServer string) *process {
+func startKubelet(apiServer string) *framework.Process {
 	root, err := cluster.RepoRoot()
 	Expect(err).NotTo(HaveOccurred())
 	binaries := map[string]string{
 		flannelContainer:   filepath.Join(root, "bin", "flanneld"),
-		kubeProxyContainer: filepath.Join(testCluster.AssetsDir, "kube-proxy"),
+		kubeProxyContainer: filepath.Join(controlPlane.Cluster.AssetsDir, "kube-proxy"),
 	}
 	for _, b := range binaries {
 		Expect(b).To(BeAnExistingFile(), "make test-assets builds it")
 	}
-	direct, err := client.New(testCluster.Config, client.Options{Scheme: controllers.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-	mgr, err := ctrl.NewManager(testCluster.Config, ctrl.Options{
-		Scheme:                 controllers.Scheme(),
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-	})
+	mgr, err := framework.NewManager(controlPlane.Config)
 	Expect(err).NotTo(HaveOccurred())
 	kubelet = &netnode.Kubelet{
-		Client: direct, Network: network, Binaries: binaries,
-		APIServer: netip.MustParseAddrPort(apiServer), CACert: testCluster.Config.CAData,
-		WorkDir: filepath.Join(testCluster.WorkDir, "nodes"),
+		Client: controlPlane.Client, Network: network, Binaries: binaries,
+		APIServer: netip.MustParseAddrPort(apiServer), CACert: controlPlane.Config.CAData,
+		WorkDir: filepath.Join(controlPlane.Cluster.WorkDir, "nodes"),
 	}
 	Expect(kubelet.SetupWithManager(mgr)).To(Succeed())
-	return run(mgr.Start)
+	return framework.StartManager(ctx, "the kubelet stand-in", mgr)
 }

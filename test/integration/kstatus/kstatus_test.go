@@ -5,8 +5,6 @@
 package kstatus_test
 
 import (
-	"context"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,54 +12,20 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers"
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/refconsumer"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
 var (
-	testCluster *cluster.Cluster
-	k8sClient   client.Client
-	ctx         context.Context
-	cancel      context.CancelFunc
+	suite     = framework.NewSuite("kstatus Suite", framework.ControlPlaneOptions{})
+	ctx       = suite.Ctx
+	k8sClient = suite.API
 )
 
-func TestKstatus(t *testing.T) {
-	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(60 * time.Second)
-	SetDefaultEventuallyPollingInterval(100 * time.Millisecond)
-	RunSpecs(t, "kstatus Suite")
-}
-
-var _ = BeforeSuite(func() {
-	logf.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
-	ctx, cancel = context.WithCancel(context.Background())
-	var err error
-	testCluster, err = cluster.Start(cluster.Options{
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "..", "config", "crd", "bases")},
-	})
-	Expect(err).NotTo(HaveOccurred())
-	k8sClient, err = client.New(testCluster.Config, client.Options{Scheme: controllers.Scheme()})
-	Expect(err).NotTo(HaveOccurred())
-})
-
-var _ = AfterSuite(func() {
-	if cancel != nil {
-		cancel()
-	}
-	if testCluster != nil {
-		Expect(testCluster.Stop()).To(Succeed())
-	}
-})
+func TestKstatus(t *testing.T) { suite.Run(t, 60*time.Second, 100*time.Millisecond) }
 
 // kstatusOf computes the kstatus of an object as read from the API.
 func kstatusOf(obj client.Object) func() status.Status {
@@ -86,40 +50,28 @@ func kindOf(obj client.Object) string {
 }
 
 func setRanges(ranges ...v1alpha1.PodCIDRRange) {
-	Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pn := &v1alpha1.PodNetwork{}
-		if err := k8sClient.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
-			return err
-		}
-		pn.Spec.Ranges = ranges
-		return k8sClient.Update(ctx, pn)
-	})).To(Succeed())
+	GinkgoHelper()
+	Expect(k8sClient.EditRanges(func([]v1alpha1.PodCIDRRange) []v1alpha1.PodCIDRRange { return ranges })).To(Succeed())
 }
 
 var _ = Describe("kstatus reads the operator's status", Ordered, func() {
-	pn := &v1alpha1.PodNetwork{}
-	pn.Name = v1alpha1.PodNetworkName
-	plugin := &v1alpha1.PodNetworkConsumer{}
-	plugin.Name = "plugin"
+	pn := framework.PodNetwork().Range("a", "10.244.0.0/16").Obj()
+	plugin := framework.Consumer("plugin").Required(true).Obj()
 	var rejectNew, hold atomic.Bool
 
 	It("sees a PodNetwork no controller has reconciled yet as InProgress", func() {
-		pn.Spec.Ranges = []v1alpha1.PodCIDRRange{{Name: "a", CIDR: "10.244.0.0/16"}}
 		Expect(k8sClient.Create(ctx, pn)).To(Succeed())
 		Expect(kstatusOf(pn)()).To(Equal(status.InProgressStatus))
 	})
 
 	It("sees a consumer that has not answered yet as InProgress", func() {
-		plugin.Spec.Required = ptr.To(true)
 		Expect(k8sClient.Create(ctx, plugin)).To(Succeed())
 		Expect(kstatusOf(plugin)()).To(Equal(status.InProgressStatus))
 	})
 
 	It("sees a PodNetwork whose ranges are in transition as InProgress, then Current once all are Active", func() {
 		hold.Store(true)
-		mgr, err := ctrl.NewManager(testCluster.Config, ctrl.Options{
-			Scheme: controllers.Scheme(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		})
+		mgr, err := framework.NewManager(suite.ControlPlane.Config)
 		Expect(err).NotTo(HaveOccurred())
 		c := &refconsumer.Consumer{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Name: "plugin", Required: true,
@@ -132,19 +84,8 @@ var _ = Describe("kstatus reads the operator's status", Ordered, func() {
 			Hold: func(v1alpha1.RangeStatus) bool { return hold.Load() },
 		}
 		Expect(c.SetupWithManager(mgr)).To(Succeed())
-		go func() {
-			defer GinkgoRecover()
-			Expect(mgr.Start(ctx)).To(Succeed())
-		}()
-		opts := controllers.DefaultOptions()
-		opts.LeaderElect = false
-		opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
-		opts.SkipControllerNameValidation = true
-		opts.NodeIPAM.Enabled = false
-		go func() {
-			defer GinkgoRecover()
-			Expect(controllers.Run(ctx, testCluster.Config, opts)).To(Succeed())
-		}()
+		framework.StartManager(ctx, "the plugin", mgr)
+		framework.StartOperator(ctx, suite.ControlPlane.Config, framework.WithoutNodeIPAM)
 
 		Eventually(func() int64 {
 			_ = k8sClient.Get(ctx, client.ObjectKeyFromObject(pn), pn)

@@ -1,7 +1,6 @@
 package nodeipam_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -17,63 +16,36 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
 	nodeipamctrl "podnetwork.io/operator/controllers/nodeipam"
-	"podnetwork.io/operator/test/invariants"
+	"podnetwork.io/operator/test/framework"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // leaseNamespace holds the leader-election Lease in the specs that elect.
 const leaseNamespace = "kube-system"
 
-// operator is one in-process operator (one "replica").
+// operator is one in-process operator (one "replica") and the writes it
+// made.
 type operator struct {
-	cancel   context.CancelFunc
-	done     chan struct{}
-	err      error
-	writes   *writeRecorder
-	stopOnce sync.Once
+	*framework.Process
+	writes *writeRecorder
 }
 
 // startOperator runs the operator's manager, NodeIPAM and lifecycle
-// controller included, until stop or the end of the spec (before the
-// cluster is reset). mod adjusts the options.
-func startOperator(mod func(*controllers.Options)) *operator {
-	opts := controllers.DefaultOptions()
-	opts.LeaderElect = false
-	opts.MetricsBindAddress = "0"
-	opts.HealthProbeBindAddress = "0"
-	opts.SkipControllerNameValidation = true
-	opts.KubeAPIQPS, opts.KubeAPIBurst = 500, 1000
-	opts.NodeIPAM.StatusInterval = 200 * time.Millisecond
-	if mod != nil {
-		mod(&opts)
-	}
-	opCfg := rest.CopyConfig(cfg)
-	op := &operator{done: make(chan struct{}), writes: &writeRecorder{}}
-	opCfg.Wrap(op.writes.wrap)
-	ctx, cancel := context.WithCancel(suiteCtx)
-	op.cancel = cancel
-	go func() {
-		defer GinkgoRecover()
-		defer close(op.done)
-		op.err = controllers.Run(ctx, opCfg, opts)
-	}()
-	DeferCleanup(op.stop)
+// controller included, until stopped or the end of the spec (before the
+// cluster is reset). mutate adjusts the options.
+func startOperator(mutate ...func(*controllers.Options)) *operator {
+	op := &operator{writes: &writeRecorder{}}
+	cfg := rest.CopyConfig(suite.ControlPlane.Config)
+	cfg.Wrap(op.writes.wrap)
+	op.Process = framework.StartOperator(suiteCtx, cfg, append([]func(*controllers.Options){func(o *controllers.Options) {
+		o.KubeAPIQPS, o.KubeAPIBurst = 500, 1000
+		o.NodeIPAM.StatusInterval = 200 * time.Millisecond
+	}}, mutate...)...)
+	DeferCleanup(op.Stop)
 	return op
-}
-
-// stop stops the operator and waits for its manager to return; stopping it
-// again does nothing.
-func (o *operator) stop() {
-	GinkgoHelper()
-	o.stopOnce.Do(func() {
-		o.cancel()
-		Eventually(o.done).Should(BeClosed())
-		Expect(o.err).NotTo(HaveOccurred())
-	})
 }
 
 // writeRecorder records every request that is not a read, except the
@@ -108,104 +80,37 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
-// newChecker returns an invariant checker fed by a watch on the PodNetwork
-// for the rest of the spec, so it sees every phase the ranges go through.
-func newChecker() *invariants.Checker {
-	c := &invariants.Checker{}
-	ctx, cancel := context.WithCancel(suiteCtx)
-	DeferCleanup(cancel)
-	w, err := k8sClient.Watch(ctx, &podnetworkv1alpha1.PodNetworkList{})
+// recordRanges records the PodNetwork for the rest of the spec, so the
+// invariant checker sees every phase the ranges go through.
+func recordRanges() *framework.Recorder {
+	rec, err := framework.Record(suiteCtx, k8sClient, &podnetworkv1alpha1.PodNetworkList{})
 	Expect(err).NotTo(HaveOccurred())
-	go func() {
-		defer GinkgoRecover()
-		defer w.Stop()
-		for ev := range w.ResultChan() {
-			if pn, ok := ev.Object.(*podnetworkv1alpha1.PodNetwork); ok {
-				c.ObserveRanges(pn)
-			}
-		}
-	}()
-	return c
+	DeferCleanup(rec.Stop)
+	return rec
 }
 
-// expectInvariants checks every node against the checker.
-func expectInvariants(c *invariants.Checker) {
+// expectInvariants checks every node against the ranges recorded Active.
+func expectInvariants(history *framework.Recorder) {
 	GinkgoHelper()
-	Expect(c.CheckCluster(suiteCtx, k8sClient)).To(Succeed())
-}
-
-// rangeSpec builds a spec range.
-func rangeSpec(name, cidr string, nodeMask int32, sel *corev1.NodeSelector) podnetworkv1alpha1.PodCIDRRange {
-	r := podnetworkv1alpha1.PodCIDRRange{Name: name, CIDR: cidr, NodeSelector: sel}
-	if nodeMask != 0 {
-		r.NodeMaskSize = ptr.To(nodeMask)
-	}
-	return r
+	Expect(history.Checker().CheckCluster(suiteCtx, k8sClient)).To(Succeed())
 }
 
 // createPodNetwork creates PodNetwork "default".
 func createPodNetwork(delaySeconds int32, when podnetworkv1alpha1.WhenExhaustedPolicy, ranges ...podnetworkv1alpha1.PodCIDRRange) {
 	GinkgoHelper()
-	pn := &podnetworkv1alpha1.PodNetwork{
-		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
-		Spec: podnetworkv1alpha1.PodNetworkSpec{
-			Ranges:     ranges,
-			Allocation: podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To(delaySeconds), WhenExhausted: when},
-		},
-	}
-	Expect(k8sClient.Create(suiteCtx, pn)).To(Succeed())
+	Expect(k8sClient.Create(suiteCtx, framework.PodNetwork().RecycleDelaySeconds(delaySeconds).WhenExhausted(when).Ranges(ranges...).Obj())).To(Succeed())
 }
 
-// updateSpec changes the PodNetwork spec, retrying on conflicts.
-func updateSpec(mutate func(*podnetworkv1alpha1.PodNetworkSpec)) {
+// addRange appends a range to the spec.
+func addRange(r podnetworkv1alpha1.PodCIDRRange) {
 	GinkgoHelper()
-	Eventually(func() error {
-		pn := getPodNetwork()
-		mutate(&pn.Spec)
-		return k8sClient.Update(suiteCtx, pn)
-	}).Should(Succeed())
+	Expect(k8sClient.EditRanges(func(rs []podnetworkv1alpha1.PodCIDRRange) []podnetworkv1alpha1.PodCIDRRange { return append(rs, r) })).To(Succeed())
 }
 
-func getPodNetwork() *podnetworkv1alpha1.PodNetwork {
+// replaceRanges makes the spec's ranges exactly rs.
+func replaceRanges(rs ...podnetworkv1alpha1.PodCIDRRange) {
 	GinkgoHelper()
-	pn := &podnetworkv1alpha1.PodNetwork{}
-	Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn)).To(Succeed())
-	return pn
-}
-
-// rangeStatus returns the status of a range, or nil.
-func rangeStatus(name string) *podnetworkv1alpha1.RangeStatus {
-	GinkgoHelper()
-	return getPodNetwork().Status.FindRange(name)
-}
-
-// phaseOf returns the phase of a range, "" when it is not tracked.
-func phaseOf(name string) func() podnetworkv1alpha1.RangePhase {
-	return func() podnetworkv1alpha1.RangePhase {
-		if rs := rangeStatus(name); rs != nil {
-			return rs.Phase
-		}
-		return ""
-	}
-}
-
-// usageOf returns the usage NodeIPAM reports for a range.
-func usageOf(name string) func() podnetworkv1alpha1.RangeUsage {
-	return func() podnetworkv1alpha1.RangeUsage {
-		if rs := rangeStatus(name); rs != nil && rs.Usage != nil {
-			return *rs.Usage
-		}
-		return podnetworkv1alpha1.RangeUsage{}
-	}
-}
-
-// newNode builds a node.
-func newNode(name string, labels map[string]string, podCIDRs ...string) *corev1.Node {
-	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	if len(podCIDRs) > 0 {
-		n.Spec.PodCIDR, n.Spec.PodCIDRs = podCIDRs[0], podCIDRs
-	}
-	return n
+	Expect(k8sClient.EditRanges(func([]podnetworkv1alpha1.PodCIDRRange) []podnetworkv1alpha1.PodCIDRRange { return rs })).To(Succeed())
 }
 
 // createNodes creates count nodes named prefix-0 ... concurrently and
@@ -220,7 +125,7 @@ func createNodes(prefix string, count int, labels map[string]string) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- k8sClient.Create(suiteCtx, newNode(names[i], labels))
+			errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Labels(labels).Obj())
 		}()
 	}
 	wg.Wait()
@@ -308,22 +213,6 @@ func uidOf(name string) func() string {
 		n := &corev1.Node{}
 		Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Name: name}, n)).To(Succeed())
 		return string(n.UID)
-	}
-}
-
-// consumerAck returns node-ipam's acknowledgement of a range, or nil.
-func consumerAck(rangeName string) func() *podnetworkv1alpha1.ConsumerRangeStatus {
-	return func() *podnetworkv1alpha1.ConsumerRangeStatus {
-		c := &podnetworkv1alpha1.PodNetworkConsumer{}
-		if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: nodeipamctrl.ConsumerName}, c); err != nil {
-			return nil
-		}
-		for i := range c.Status.Ranges {
-			if c.Status.Ranges[i].Name == rangeName {
-				return &c.Status.Ranges[i]
-			}
-		}
-		return nil
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	pn "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
+	nodeipamctrl "podnetwork.io/operator/controllers/nodeipam"
+	"podnetwork.io/operator/test/framework"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -30,7 +32,7 @@ func withClock(clk *clocktesting.FakeClock) func(*controllers.Options) {
 // quarantined returns the blocks listed in status.quarantine.
 func quarantined() []string {
 	var out []string
-	for _, q := range getPodNetwork().Status.Quarantine {
+	for _, q := range k8sClient.GetPodNetwork().Status.Quarantine {
 		out = append(out, q.CIDR)
 	}
 	return out
@@ -70,28 +72,28 @@ var _ = Describe("NodeIPAM", func() {
 	})
 
 	It("gives 200 nodes created at once distinct podCIDRs", func() {
-		checker := newChecker()
-		startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.244.0.0/16", 24, nil))
+		history := recordRanges()
+		startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.244.0.0/16").NodeMaskSize(24).Obj())
 
 		names := createNodes("burst", 200, nil)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		for _, n := range names {
 			Expect(podCIDRsOf(n)()).To(ConsistOf(inside("10.244.0.0/16")))
 		}
-		expectInvariants(checker)
-		Eventually(usageOf("pods")).Should(Equal(pn.RangeUsage{Capacity: 256, Allocated: 200, Free: 56}))
-		Eventually(consumerAck("pods")).Should(HaveField("Phase", pn.RangePhaseActive))
+		expectInvariants(history)
+		Eventually(k8sClient.Usage).WithArguments("pods").Should(Equal(pn.RangeUsage{Capacity: 256, Allocated: 200, Free: 56}))
+		Eventually(k8sClient.Ack).WithArguments(nodeipamctrl.ConsumerName, "pods").Should(HaveField("Phase", pn.RangePhaseActive))
 	})
 
 	It("gives dual-stack nodes both families or nothing, without leaking blocks, with one event per backoff period", func() {
-		checker := newChecker()
-		startOperator(nil)
+		history := recordRanges()
+		startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait,
-			rangeSpec("v4", "10.250.0.0/22", 24, nil), // 4 blocks
-			rangeSpec("v6", "fd00:250::/63", 64, nil)) // 2 blocks
-		Eventually(phaseOf("v4")).Should(Equal(pn.RangePhaseActive))
-		Eventually(phaseOf("v6")).Should(Equal(pn.RangePhaseActive))
+			framework.Range("v4", "10.250.0.0/22").NodeMaskSize(24).Obj(), // 4 blocks
+			framework.Range("v6", "fd00:250::/63").NodeMaskSize(64).Obj()) // 2 blocks
+		Eventually(k8sClient.Phase).WithArguments("v4").Should(Equal(pn.RangePhaseActive))
+		Eventually(k8sClient.Phase).WithArguments("v6").Should(Equal(pn.RangePhaseActive))
 
 		names := createNodes("ds", 3, nil)
 		Eventually(countWithPodCIDRs(names)).Should(Equal(2))
@@ -108,21 +110,21 @@ var _ = Describe("NodeIPAM", func() {
 		for range 3 {
 			touchNode(waiting)
 		}
-		Eventually(usageOf("v4")).Should(Equal(pn.RangeUsage{Capacity: 4, Allocated: 2, Free: 2}))
-		Eventually(usageOf("v6")).Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
+		Eventually(k8sClient.Usage).WithArguments("v4").Should(Equal(pn.RangeUsage{Capacity: 4, Allocated: 2, Free: 2}))
+		Eventually(k8sClient.Usage).WithArguments("v6").Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
 
 		// Freeing a dual-stack node lets the waiting one have both families.
 		deleteNode(with[0])
 		Eventually(podCIDRsOf(waiting)).Should(HaveExactElements(inside("10.250.0.0/22"), inside("fd00:250::/63")))
 		Expect(cidrNotAvailable(uidOf(waiting))()).To(HaveLen(1))
-		Eventually(usageOf("v4")).Should(HaveField("Allocated", int64(2)))
-		expectInvariants(checker)
+		Eventually(k8sClient.Usage).WithArguments("v4").Should(HaveField("Allocated", int64(2)))
+		expectInvariants(history)
 	})
 
 	It("gives waiting nodes blocks from a range added later, once it is Active", func() {
-		checker := newChecker()
-		startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("first", "10.251.0.0/23", 24, nil)) // 2 blocks
+		history := recordRanges()
+		startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("first", "10.251.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 
 		names := createNodes("wait", 4, nil)
 		Eventually(countWithPodCIDRs(names)).Should(Equal(2))
@@ -131,41 +133,39 @@ var _ = Describe("NodeIPAM", func() {
 			Eventually(cidrNotAvailable(uidOf(n))).ShouldNot(BeEmpty())
 		}
 
-		updateSpec(func(s *pn.PodNetworkSpec) {
-			s.Ranges = append(s.Ranges, rangeSpec("second", "10.252.0.0/24", 25, nil)) // 2 blocks
-		})
+		addRange(framework.Range("second", "10.252.0.0/24").NodeMaskSize(25).Obj()) // 2 blocks
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
-		Expect(phaseOf("second")()).To(Equal(pn.RangePhaseActive))
+		Expect(k8sClient.Phase("second")).To(Equal(pn.RangePhaseActive))
 		for _, n := range waiting {
 			Expect(podCIDRsOf(n)()).To(ConsistOf(inside("10.252.0.0/24")))
 		}
-		expectInvariants(checker)
+		expectInvariants(history)
 	})
 
 	It("selects ranges with real NodeSelector semantics, the most specific first", func() {
-		checker := newChecker()
-		startOperator(nil)
+		history := recordRanges()
+		startOperator()
 		gpuOrTPU := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{
 			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"gpu"}}}},
 			{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "pool", Operator: corev1.NodeSelectorOpIn, Values: []string{"tpu"}}}},
 		}}
 		createPodNetwork(0, pn.WhenExhaustedWait,
-			rangeSpec("general", "10.244.0.0/24", 26, nil),
-			rangeSpec("accel", "10.245.0.0/24", 26, gpuOrTPU))
+			framework.Range("general", "10.244.0.0/24").NodeMaskSize(26).Obj(),
+			framework.Range("accel", "10.245.0.0/24").NodeMaskSize(26).NodeSelector(gpuOrTPU).Obj())
 
-		Expect(k8sClient.Create(suiteCtx, newNode("sel-gpu", map[string]string{"pool": "gpu"}))).To(Succeed())
-		Expect(k8sClient.Create(suiteCtx, newNode("sel-tpu", map[string]string{"pool": "tpu"}))).To(Succeed())
-		Expect(k8sClient.Create(suiteCtx, newNode("sel-cpu", map[string]string{"pool": "cpu"}))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("sel-gpu").Labels(map[string]string{"pool": "gpu"}).Obj())).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("sel-tpu").Labels(map[string]string{"pool": "tpu"}).Obj())).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("sel-cpu").Labels(map[string]string{"pool": "cpu"}).Obj())).To(Succeed())
 		Eventually(podCIDRsOf("sel-gpu")).Should(ConsistOf(inside("10.245.0.0/24")))
 		Eventually(podCIDRsOf("sel-tpu")).Should(ConsistOf(inside("10.245.0.0/24")))
 		Eventually(podCIDRsOf("sel-cpu")).Should(ConsistOf(inside("10.244.0.0/24")))
-		expectInvariants(checker)
+		expectInvariants(history)
 	})
 
 	It("reuses the block of a deleted node at once under ReuseOldest, after quarantining it", func() {
-		checker := newChecker()
-		startOperator(nil)
-		createPodNetwork(3600, pn.WhenExhaustedReuseOldest, rangeSpec("q", "10.253.0.0/23", 24, nil)) // 2 blocks
+		history := recordRanges()
+		startOperator()
+		createPodNetwork(3600, pn.WhenExhaustedReuseOldest, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 
 		names := createNodes("reuse", 2, nil)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
@@ -182,7 +182,7 @@ var _ = Describe("NodeIPAM", func() {
 			return k8sClient.Update(suiteCtx, n)
 		}).Should(Succeed())
 		deleteNode(names[0])
-		Expect(k8sClient.Create(suiteCtx, newNode("reuse-early", nil))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("reuse-early").Obj())).To(Succeed())
 		Eventually(cidrNotAvailable(uidOf("reuse-early"))).Should(ConsistOf(ContainSubstring("all 2 blocks are allocated")))
 		Expect(quarantined()).To(BeEmpty())
 
@@ -196,29 +196,29 @@ var _ = Describe("NodeIPAM", func() {
 			return k8sClient.Update(suiteCtx, n)
 		}).Should(Succeed())
 		Eventually(podCIDRsOf("reuse-early")).Should(Equal([]string{freed}))
-		Eventually(usageOf("q")).Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
+		Eventually(k8sClient.Usage).WithArguments("q").Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
 		Eventually(quarantined).Should(BeEmpty())
-		expectInvariants(checker)
+		expectInvariants(history)
 	})
 
 	It("keeps a freed block quarantined for the recycle delay under Wait, across a restart", func() {
-		checker := newChecker()
+		history := recordRanges()
 		clk := clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 		op := startOperator(withClock(clk))
-		createPodNetwork(60, pn.WhenExhaustedWait, rangeSpec("q", "10.253.0.0/23", 24, nil)) // 2 blocks
+		createPodNetwork(60, pn.WhenExhaustedWait, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 
 		names := createNodes("quar", 2, nil)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		freed := podCIDRsOf(names[0])()[0]
 		deleteNode(names[0])
 		Eventually(quarantined).Should(Equal([]string{freed}))
-		Eventually(usageOf("q")).Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 1, Quarantined: 1}))
+		Eventually(k8sClient.Usage).WithArguments("q").Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 1, Quarantined: 1}))
 
 		// The quarantine lives in the PodNetwork status: a new leader keeps it.
-		op.stop()
+		Expect(op.Stop()).To(Succeed())
 		startOperator(withClock(clk))
 
-		Expect(k8sClient.Create(suiteCtx, newNode("quar-new", nil))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("quar-new").Obj())).To(Succeed())
 		Eventually(cidrNotAvailable(uidOf("quar-new"))).Should(ConsistOf(ContainSubstring("NodeIPAM retries in 1m0s, when the first quarantined block becomes reusable")))
 		Expect(podCIDRsOf("quar-new")()).To(BeEmpty())
 
@@ -228,28 +228,28 @@ var _ = Describe("NodeIPAM", func() {
 		touchNode("quar-new")
 		Eventually(podCIDRsOf("quar-new")).Should(Equal([]string{freed}))
 		Eventually(quarantined).Should(BeEmpty())
-		expectInvariants(checker)
+		expectInvariants(history)
 	})
 
 	It("rebuilds from the nodes after a restart and never hands out a block twice", func() {
-		checker := newChecker()
-		op := startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("r", "10.254.0.0/20", 24, nil)) // 16 blocks
+		history := recordRanges()
+		op := startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("r", "10.254.0.0/20").NodeMaskSize(24).Obj()) // 16 blocks
 		before := createNodes("before", 8, nil)
 		Eventually(allHavePodCIDRs(before)).Should(BeEmpty())
-		op.stop()
+		Expect(op.Stop()).To(Succeed())
 
 		between := createNodes("between", 4, nil)
-		startOperator(nil)
+		startOperator()
 		after := createNodes("after", 4, nil)
 		all := append(append(before, between...), after...)
 		Eventually(allHavePodCIDRs(all)).Should(BeEmpty())
-		expectInvariants(checker)
-		Eventually(usageOf("r")).Should(Equal(pn.RangeUsage{Capacity: 16, Allocated: 16}))
+		expectInvariants(history)
+		Eventually(k8sClient.Usage).WithArguments("r").Should(Equal(pn.RangeUsage{Capacity: 16, Allocated: 16}))
 	})
 
 	It("adopts podCIDRs another allocator assigned, whatever their size, and allocates around them", func() {
-		checker := newChecker()
+		history := recordRanges()
 		// As kube-controller-manager left them: four /24s and a /23 that
 		// covers two blocks of the range.
 		kcm := map[string]string{
@@ -257,86 +257,84 @@ var _ = Describe("NodeIPAM", func() {
 			"kcm-wide": "10.244.6.0/23",
 		}
 		for name, cidr := range kcm {
-			Expect(k8sClient.Create(suiteCtx, newNode(name, nil, cidr))).To(Succeed())
+			Expect(k8sClient.Create(suiteCtx, framework.Node(name).PodCIDRs(cidr).Obj())).To(Succeed())
 		}
-		startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.244.0.0/20", 24, nil)) // 16 blocks
+		startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.244.0.0/20").NodeMaskSize(24).Obj()) // 16 blocks
 
 		fresh := createNodes("fresh", 10, nil) // 16 - 6 adopted = 10 free
 		Eventually(allHavePodCIDRs(fresh)).Should(BeEmpty())
-		Eventually(usageOf("pods")).Should(Equal(pn.RangeUsage{Capacity: 16, Allocated: 16}))
+		Eventually(k8sClient.Usage).WithArguments("pods").Should(Equal(pn.RangeUsage{Capacity: 16, Allocated: 16}))
 		for name, cidr := range kcm {
 			Expect(podCIDRsOf(name)()).To(Equal([]string{cidr}))
 		}
-		Expect(k8sClient.Create(suiteCtx, newNode("fresh-extra", nil))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("fresh-extra").Obj())).To(Succeed())
 		Eventually(cidrNotAvailable(uidOf("fresh-extra"))).ShouldNot(BeEmpty())
-		expectInvariants(checker)
+		expectInvariants(history)
 	})
 
 	It("leaves foreign podCIDRs alone and reports the node", func() {
-		checker := newChecker()
-		Expect(k8sClient.Create(suiteCtx, newNode("foreign-0", nil, "192.168.77.0/24"))).To(Succeed())
-		startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.246.0.0/24", 26, nil))
+		history := recordRanges()
+		Expect(k8sClient.Create(suiteCtx, framework.Node("foreign-0").PodCIDRs("192.168.77.0/24").Obj())).To(Succeed())
+		startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.246.0.0/24").NodeMaskSize(26).Obj())
 
 		names := createNodes("native", 2, nil)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
-		Eventually(func() []string { return getPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"foreign-0"}))
+		Eventually(func() []string { return k8sClient.GetPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"foreign-0"}))
 		Expect(podCIDRsOf("foreign-0")()).To(Equal([]string{"192.168.77.0/24"}))
-		Eventually(usageOf("pods")).Should(Equal(pn.RangeUsage{Capacity: 4, Allocated: 2, Free: 2}))
-		expectInvariants(checker)
+		Eventually(k8sClient.Usage).WithArguments("pods").Should(Equal(pn.RangeUsage{Capacity: 4, Allocated: 2, Free: 2}))
+		expectInvariants(history)
 	})
 
 	It("reports both nodes when another allocator hands out a block NodeIPAM holds", func() {
-		startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.246.0.0/24", 26, nil))
-		Expect(k8sClient.Create(suiteCtx, newNode("owner", nil))).To(Succeed())
+		startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.246.0.0/24").NodeMaskSize(26).Obj())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("owner").Obj())).To(Succeed())
 		Eventually(podCIDRsOf("owner")).ShouldNot(BeEmpty())
 		block := podCIDRsOf("owner")()[0]
 
-		Expect(k8sClient.Create(suiteCtx, newNode("intruder", nil, block))).To(Succeed())
-		Eventually(func() []string { return getPodNetwork().Status.AllocationConflicts }).Should(ConsistOf(
+		Expect(k8sClient.Create(suiteCtx, framework.Node("intruder").PodCIDRs(block).Obj())).To(Succeed())
+		Eventually(func() []string { return k8sClient.GetPodNetwork().Status.AllocationConflicts }).Should(ConsistOf(
 			"nodes intruder (" + block + ") and owner (" + block + ") have overlapping podCIDRs"))
 		Expect(podCIDRsOf("owner")()).To(Equal([]string{block}))
 
 		// The lifecycle writes its part of the status meanwhile (a foreign
 		// node appears); it must leave the conflicts to NodeIPAM.
-		Expect(k8sClient.Create(suiteCtx, newNode("elsewhere", nil, "192.168.78.0/24"))).To(Succeed())
-		Eventually(func() []string { return getPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"elsewhere"}))
+		Expect(k8sClient.Create(suiteCtx, framework.Node("elsewhere").PodCIDRs("192.168.78.0/24").Obj())).To(Succeed())
+		Eventually(func() []string { return k8sClient.GetPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"elsewhere"}))
 
 		deleteNode("intruder")
-		Eventually(func() []string { return getPodNetwork().Status.AllocationConflicts }).Should(BeEmpty())
+		Eventually(func() []string { return k8sClient.GetPodNetwork().Status.AllocationConflicts }).Should(BeEmpty())
 	})
 
 	It("keeps a Draining range until the nodes holding its blocks are deleted", func() {
-		checker := newChecker()
-		startOperator(nil)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("old", "10.247.0.0/24", 26, nil))
+		history := recordRanges()
+		startOperator()
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("old", "10.247.0.0/24").NodeMaskSize(26).Obj())
 		holders := createNodes("holder", 2, nil)
 		Eventually(allHavePodCIDRs(holders)).Should(BeEmpty())
 
-		updateSpec(func(s *pn.PodNetworkSpec) {
-			s.Ranges = []pn.PodCIDRRange{rangeSpec("new", "10.248.0.0/24", 26, nil)}
-		})
-		Eventually(phaseOf("old")).Should(Equal(pn.RangePhaseDraining))
-		Eventually(phaseOf("new")).Should(Equal(pn.RangePhaseActive))
-		Eventually(consumerAck("old")).Should(And(
+		replaceRanges(framework.Range("new", "10.248.0.0/24").NodeMaskSize(26).Obj())
+		Eventually(k8sClient.Phase).WithArguments("old").Should(Equal(pn.RangePhaseDraining))
+		Eventually(k8sClient.Phase).WithArguments("new").Should(Equal(pn.RangePhaseActive))
+		Eventually(k8sClient.Ack).WithArguments(nodeipamctrl.ConsumerName, "old").Should(And(
 			HaveField("Phase", pn.RangePhaseDraining), HaveField("Result", pn.AckAccepted)))
 
-		Expect(k8sClient.Create(suiteCtx, newNode("newcomer", nil))).To(Succeed())
+		Expect(k8sClient.Create(suiteCtx, framework.Node("newcomer").Obj())).To(Succeed())
 		Eventually(podCIDRsOf("newcomer")).Should(ConsistOf(inside("10.248.0.0/24")))
 
 		deleteNode(holders[0])
-		Eventually(func() int32 { return rangeStatus("old").HolderCount }).Should(Equal(int32(1)))
-		Expect(phaseOf("old")()).To(Equal(pn.RangePhaseDraining))
+		Eventually(func() int32 { return k8sClient.RangeStatus("old").HolderCount }).Should(Equal(int32(1)))
+		Expect(k8sClient.Phase("old")).To(Equal(pn.RangePhaseDraining))
 
 		deleteNode(holders[1])
-		Eventually(phaseOf("old")).Should(Or(Equal(pn.RangePhaseReleased), BeEmpty()))
-		expectInvariants(checker)
+		Eventually(k8sClient.Phase).WithArguments("old").Should(Or(Equal(pn.RangePhaseReleased), BeEmpty()))
+		expectInvariants(history)
 	})
 
 	It("never writes from a replica that is not the leader", func() {
-		checker := newChecker()
+		history := recordRanges()
 		leader := startOperator(leaderElection)
 		lease := &coordinationv1.Lease{}
 		Eventually(func() string {
@@ -348,7 +346,7 @@ var _ = Describe("NodeIPAM", func() {
 		leaderID := ptrValue(lease.Spec.HolderIdentity)
 
 		standby := startOperator(leaderElection)
-		createPodNetwork(0, pn.WhenExhaustedWait, rangeSpec("pods", "10.249.0.0/24", 26, nil))
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.249.0.0/24").NodeMaskSize(26).Obj())
 		first := createNodes("led", 2, nil)
 		Eventually(allHavePodCIDRs(first)).Should(BeEmpty())
 		Expect(standby.writes.list()).To(BeEmpty())
@@ -358,11 +356,11 @@ var _ = Describe("NodeIPAM", func() {
 
 		// The leader leaves; the standby takes over, rebuilds and allocates
 		// around what the first leader assigned.
-		leader.stop()
+		Expect(leader.Stop()).To(Succeed())
 		second := createNodes("took-over", 2, nil)
 		Eventually(allHavePodCIDRs(second)).Should(BeEmpty())
 		Expect(standby.writes.list()).NotTo(BeEmpty())
-		expectInvariants(checker)
+		expectInvariants(history)
 	})
 })
 

@@ -1,30 +1,21 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
-	"strconv"
-	"sync"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/watch"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"podnetwork.io/operator/test/framework"
 )
 
-// history records every change of the PodNetwork, the consumers and the
-// nodes, in the order etcd committed them (resourceVersions of one etcd are
-// one global revision counter), so the lifecycle's safety invariants can be
-// checked on everything that happened, not only on the final state.
-type history struct {
-	mu     sync.Mutex
-	pn     []pnSnapshot
-	acks   []ackSnapshot
-	nodes  []nodeSnapshot
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+// lifecycleHistory is what a lifecycle spec recorded, split by kind, each in
+// the order etcd committed it.
+type lifecycleHistory struct {
+	pn    []pnSnapshot
+	acks  []ackSnapshot
+	nodes []nodeSnapshot
 }
 
 type pnSnapshot struct {
@@ -45,61 +36,24 @@ type nodeSnapshot struct {
 	deleted  bool
 }
 
-// recordHistory starts watching; stop it with check.
-func recordHistory() *history {
-	h := &history{}
-	wctx, cancel := context.WithCancel(ctx)
-	h.cancel = cancel
-	h.watch(wctx, &v1alpha1.PodNetworkList{}, func(obj client.Object, _ watch.EventType) {
-		pn := obj.(*v1alpha1.PodNetwork)
-		h.pn = append(h.pn, pnSnapshot{rv: rvOf(obj), ranges: pn.Status.Ranges})
-	})
-	h.watch(wctx, &v1alpha1.PodNetworkConsumerList{}, func(obj client.Object, _ watch.EventType) {
-		c := obj.(*v1alpha1.PodNetworkConsumer)
-		h.acks = append(h.acks, ackSnapshot{rv: rvOf(obj), consumer: c.Name, acks: c.Status.Ranges})
-	})
-	h.watch(wctx, &corev1.NodeList{}, func(obj client.Object, t watch.EventType) {
-		n := obj.(*corev1.Node)
-		h.nodes = append(h.nodes, nodeSnapshot{rv: rvOf(obj), name: n.Name, podCIDRs: n.Spec.PodCIDRs, deleted: t == watch.Deleted})
-	})
+func splitHistory(events []framework.Event) *lifecycleHistory {
+	h := &lifecycleHistory{}
+	for _, ev := range events {
+		switch o := ev.Object.(type) {
+		case *v1alpha1.PodNetwork:
+			h.pn = append(h.pn, pnSnapshot{rv: ev.RV, ranges: o.Status.Ranges})
+		case *v1alpha1.PodNetworkConsumer:
+			h.acks = append(h.acks, ackSnapshot{rv: ev.RV, consumer: o.Name, acks: o.Status.Ranges})
+		case *corev1.Node:
+			h.nodes = append(h.nodes, nodeSnapshot{rv: ev.RV, name: o.Name, podCIDRs: o.Spec.PodCIDRs, deleted: ev.Deleted})
+		}
+	}
 	return h
 }
 
-func (h *history) watch(wctx context.Context, list client.ObjectList, record func(client.Object, watch.EventType)) {
-	w, err := k8sClient.Watch(wctx, list)
-	Expect(err).NotTo(HaveOccurred())
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		defer w.Stop()
-		for {
-			select {
-			case <-wctx.Done():
-				return
-			case ev, ok := <-w.ResultChan():
-				if !ok {
-					return
-				}
-				obj, isObj := ev.Object.(client.Object)
-				if !isObj || ev.Type == watch.Error || ev.Type == watch.Bookmark {
-					continue
-				}
-				h.mu.Lock()
-				record(obj, ev.Type)
-				h.mu.Unlock()
-			}
-		}
-	}()
-}
-
-func rvOf(obj client.Object) int64 {
-	rv, err := strconv.ParseInt(obj.GetResourceVersion(), 10, 64)
-	Expect(err).NotTo(HaveOccurred())
-	return rv
-}
-
-// check stops recording and asserts the lifecycle's safety invariants for
-// the given required consumers:
+// expectLifecycleInvariants asserts the lifecycle's safety invariants on a
+// recorded history of the PodNetwork, the consumers and the nodes, for the
+// given required consumers:
 //   - a range became Active only after every required consumer accepted its
 //     Pending phase (after the range entered that phase);
 //   - a range became Released from Draining only after every required
@@ -107,11 +61,8 @@ func rvOf(obj client.Object) int64 {
 //     overlapping it (these specs have no Active supernets);
 //   - a Released range was purged only after every required consumer
 //     acknowledged Released.
-func (h *history) check(required ...string) {
-	h.cancel()
-	h.wg.Wait()
-	h.mu.Lock()
-	defer h.mu.Unlock()
+func expectLifecycleInvariants(events []framework.Event, required ...string) {
+	h := splitHistory(events)
 	type key struct{ name, cidr string }
 	prev := map[key]v1alpha1.RangeStatus{}
 	entered := map[key]int64{}
@@ -149,7 +100,7 @@ func (h *history) check(required ...string) {
 
 // expectAcked asserts that every required consumer accepted phase rs.Phase
 // of the range at a revision in (since, before).
-func (h *history) expectAcked(required []string, rs v1alpha1.RangeStatus, since, before int64) {
+func (h *lifecycleHistory) expectAcked(required []string, rs v1alpha1.RangeStatus, since, before int64) {
 	for _, c := range required {
 		found := false
 		for _, a := range h.acks {
@@ -167,7 +118,7 @@ func (h *history) expectAcked(required []string, rs v1alpha1.RangeStatus, since,
 }
 
 // holdersAt returns the nodes whose podCIDRs overlapped prefix at revision rv.
-func (h *history) holdersAt(prefix string, rv int64) []string {
+func (h *lifecycleHistory) holdersAt(prefix string, rv int64) []string {
 	p, err := cidr.ParseCanonical(prefix)
 	Expect(err).NotTo(HaveOccurred())
 	last := map[string]nodeSnapshot{}

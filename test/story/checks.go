@@ -1,0 +1,102 @@
+package story
+
+import (
+	"fmt"
+	"slices"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// The checks the acts are made of.
+
+func phaseIs(name string, want v1alpha1.RangePhase) func(*Env) error {
+	return func(e *Env) error {
+		if got := e.API.Phase(name); got != want {
+			return fmt.Errorf("range %q is %q, want %q", name, got, want)
+		}
+		return nil
+	}
+}
+
+func nodesWithPodCIDRs(want int) func(*Env) error {
+	return func(e *Env) error {
+		if got := e.API.NodesWithPodCIDRs(); got != want {
+			return fmt.Errorf("%d nodes have podCIDRs, want %d", got, want)
+		}
+		return nil
+	}
+}
+
+func accepted(rangeName string, consumers ...string) func(*Env) error {
+	return func(e *Env) error {
+		for _, c := range consumers {
+			if a := e.API.Ack(c, rangeName); a == nil || a.Result != v1alpha1.AckAccepted {
+				return fmt.Errorf("consumer %s has not accepted %q: %+v", c, rangeName, a)
+			}
+		}
+		return nil
+	}
+}
+
+func nodeEvent(typeReason string) func(*Env) error {
+	return func(e *Env) error {
+		if got := e.API.EventReasons("Node"); !slices.Contains(got, typeReason) {
+			return fmt.Errorf("no node event %s among %v", typeReason, got)
+		}
+		return nil
+	}
+}
+
+func holderCount(name string, want int32) func(*Env) error {
+	return func(e *Env) error {
+		if got := e.API.RangeStatus(name).HolderCount; got != want {
+			return fmt.Errorf("range %q has %d holders, want %d", name, got, want)
+		}
+		return nil
+	}
+}
+
+func namedHoldersAre(name string, want int) func(*Env) error {
+	return func(e *Env) error {
+		if got := e.API.RangeStatus(name).Holders; len(got) != want {
+			return fmt.Errorf("range %q names %d holders, want %d: %v", name, len(got), want, got)
+		}
+		return nil
+	}
+}
+
+func noHolders(prefix string) func(*Env) error {
+	return func(e *Env) error {
+		if got := e.API.Holders(prefix); len(got) > 0 {
+			return fmt.Errorf("nodes %v still hold blocks in %s", got, prefix)
+		}
+		return nil
+	}
+}
+
+func ready(e *Env) error {
+	if c := e.API.Condition(v1alpha1.ReadyCondition); c == nil || c.Status != "True" {
+		return fmt.Errorf("the PodNetwork is not Ready: %+v", c)
+	}
+	return nil
+}
+
+// cidrNotAvailable returns the first notes of the CIDRNotAvailable events.
+func cidrNotAvailable(e *Env) []string {
+	var out []string
+	for _, ev := range e.API.Events("Node") {
+		if ev.Reason == "CIDRNotAvailable" && len(out) < 2 {
+			out = append(out, fmt.Sprintf("%s %s/%s: %s", ev.Type, ev.Regarding.Kind, ev.Regarding.Name, ev.Note))
+		}
+	}
+	return out
+}
+
+// readyCondition describes the Ready condition.
+func readyCondition(e *Env) []string {
+	c := e.API.Condition(v1alpha1.ReadyCondition)
+	if c == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("Ready=%s (%s): %s", c.Status, c.Reason, c.Message)}
+}

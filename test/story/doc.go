@@ -1,0 +1,12 @@
+// Package story is the admin's story of podnetwork-operator as one script:
+// a PodNetwork with one range is Pending until every consumer acknowledged
+// it, then Active and nodes join; the range fills up and a second one is
+// added; the first is removed, Draining until its nodes are replaced, then
+// Released and purged; the PodNetwork is Ready.
+//
+// `make demo` (test/demo) runs the script and prints every step with a
+// timestamp; `make test-e2e` (test/e2e) runs the same script and asserts
+// every check with gomega. The script uses no gomega itself: an action
+// returns an error, a check returns nil when it holds and otherwise what it
+// saw.
+package story
