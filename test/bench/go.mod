@@ -22,6 +22,7 @@ require (
 	k8s.io/kubernetes v1.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	podnetwork.io/operator v0.0.0
+	podnetwork.io/operator/api v0.0.0
 	sigs.k8s.io/controller-runtime v0.25.3
 )
 
@@ -173,3 +174,5 @@ replace k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.37.2
 replace k8s.io/sample-controller => k8s.io/sample-controller v0.37.2
 
 replace k8s.io/streaming => k8s.io/streaming v0.37.2
+
+replace podnetwork.io/operator/api => ../../api
