@@ -39,8 +39,8 @@ RELEASE_DIR ?= $(LOCALBIN)/release
 GENERATED_PATHS ?= ':(glob)api/**/zz_generated.*.go' config charts/podnetwork-operator/crds charts/podnetwork-operator/templates/rbac/clusterrole.yaml charts/podnetwork-operator/templates/rbac/adapters-clusterrole.yaml
 
 # Nested Go modules that `make vet`, `make lint` and `make test` enter
-# besides the root one: the API plugins import.
-API_MODULES ?= api
+# besides the root one: the API and the consumer client plugins import.
+API_MODULES ?= api api/consumer
 
 # Short fuzz runs inside `make test`; longer ones with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
@@ -104,7 +104,7 @@ test: test-assets verify-generated lint helm-lint ## Run every test with -race a
 # does not inherit the operator's dependencies), which the root
 # `go test ./...` does not enter: test them explicitly.
 .PHONY: test-api
-test-api: ## Test the API module (podnetwork.io/operator/api).
+test-api: ## Test the API and consumer-client modules (podnetwork.io/operator/api, .../api/consumer).
 	@for m in $(API_MODULES); do echo "cd $$m && $(GO) test -race -count=1 ./..."; \
 	  (cd $$m && KUBEBUILDER_ASSETS="$$($(CURDIR)/hack/control-plane.sh 2>/dev/null | tail -n1)" $(GO) test -race -count=1 ./...); done
 

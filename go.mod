@@ -17,6 +17,7 @@ require (
 	k8s.io/kube-proxy v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	podnetwork.io/operator/api v0.0.0
+	podnetwork.io/operator/api/consumer v0.0.0
 	sigs.k8s.io/cli-utils v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.3
 	sigs.k8s.io/yaml v1.6.0
@@ -110,6 +111,10 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
 
-// The API is its own module (api/go.mod) so plugins can import it without
-// the operator's dependencies; the operator always builds against this tree's.
-replace podnetwork.io/operator/api => ./api
+// The API (api/go.mod) and the consumer client (api/consumer/go.mod) are
+// their own modules so plugins can import them without the operator's
+// dependencies; the operator always builds against this tree's.
+replace (
+	podnetwork.io/operator/api => ./api
+	podnetwork.io/operator/api/consumer => ./api/consumer
+)

@@ -217,3 +217,5 @@ replace k8s.io/sample-controller => k8s.io/sample-controller v0.37.2
 replace k8s.io/streaming => k8s.io/streaming v0.37.2
 
 replace podnetwork.io/operator/api => ../../api
+
+replace podnetwork.io/operator/api/consumer => ../../api/consumer
