@@ -39,8 +39,10 @@ RELEASE_DIR ?= $(LOCALBIN)/release
 GENERATED_PATHS ?= ':(glob)api/**/zz_generated.*.go' config charts/podnetwork-operator/crds charts/podnetwork-operator/templates/rbac/clusterrole.yaml charts/podnetwork-operator/templates/rbac/adapters-clusterrole.yaml
 
 # Nested Go modules that `make vet`, `make lint` and `make test` enter
-# besides the root one: the API and the consumer client plugins import.
-API_MODULES ?= api api/consumer
+# besides the root one: the API and the consumer client plugins import, and
+# the sample plugin that imports nothing else (its test needs the
+# kube-apiserver of KUBEBUILDER_ASSETS).
+API_MODULES ?= api api/consumer test/sampleplugin
 
 # Short fuzz runs inside `make test`; longer ones with `make fuzz FUZZTIME=5m`.
 FUZZTIME ?= 10s
@@ -100,11 +102,11 @@ test: test-assets verify-generated lint helm-lint ## Run every test with -race a
 	@$(MAKE) --no-print-directory test-image
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME)
 
-# The API and what plugins import with it are their own modules (so a plugin
-# does not inherit the operator's dependencies), which the root
-# `go test ./...` does not enter: test them explicitly.
+# The API and the consumer client are their own modules (so a plugin does not
+# inherit the operator's dependencies), and so is the sample plugin that
+# proves it; the root `go test ./...` does not enter them: test them here.
 .PHONY: test-api
-test-api: ## Test the API and consumer-client modules (podnetwork.io/operator/api, .../api/consumer).
+test-api: envtest-assets ## Test the API module, the consumer client and the sample plugin against a real kube-apiserver.
 	@for m in $(API_MODULES); do echo "cd $$m && $(GO) test -race -count=1 ./..."; \
 	  (cd $$m && KUBEBUILDER_ASSETS="$$($(CURDIR)/hack/control-plane.sh 2>/dev/null | tail -n1)" $(GO) test -race -count=1 ./...); done
 
