@@ -8,9 +8,10 @@ ARG TARGETOS
 ARG TARGETARCH
 WORKDIR /workspace
 COPY go.mod go.sum ./
+# The API is its own module, which go.mod replaces with ./api.
+COPY api/ api/
 RUN go mod download
 COPY main.go main.go
-COPY api/ api/
 COPY controllers/ controllers/
 COPY internal/ internal/
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -o manager .

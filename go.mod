@@ -16,6 +16,8 @@ require (
 	k8s.io/client-go v0.37.2
 	k8s.io/kube-proxy v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+	podnetwork.io/operator/api v0.0.0
+	podnetwork.io/operator/api/consumer v0.0.0
 	sigs.k8s.io/cli-utils v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.3
 	sigs.k8s.io/yaml v1.6.0
@@ -107,4 +109,12 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
+)
+
+// The API (api/go.mod) and the consumer client (api/consumer/go.mod) are
+// their own modules so plugins can import them without the operator's
+// dependencies; the operator always builds against this tree's.
+replace (
+	podnetwork.io/operator/api => ./api
+	podnetwork.io/operator/api/consumer => ./api/consumer
 )

@@ -35,17 +35,32 @@ limitations under the License.
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
+
+// The scheme registration uses apimachinery only, not controller-runtime's
+// scheme.Builder, so that this module (which plugins import) depends on
+// nothing but k8s.io/apimachinery and k8s.io/api.
 
 var (
 	// GroupVersion is the group and version used to register these objects.
 	GroupVersion = schema.GroupVersion{Group: "podnetwork.io", Version: "v1alpha1"}
 
-	// SchemeBuilder is used to add Go types to the GroupVersionKind scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// schemeBuilder adds every type in objectTypes to a scheme.
+	schemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the types in this group-version to the given scheme.
-	AddToScheme = SchemeBuilder.AddToScheme
+	AddToScheme = schemeBuilder.AddToScheme
+
+	// objectTypes are the kinds of this group-version; each *_types.go file
+	// appends its own in init.
+	objectTypes []runtime.Object
 )
+
+func addKnownTypes(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypes(GroupVersion, objectTypes...)
+	metav1.AddToGroupVersion(scheme, GroupVersion)
+	return nil
+}

@@ -628,5 +628,5 @@ type PodNetworkList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&PodNetwork{}, &PodNetworkList{})
+	objectTypes = append(objectTypes, &PodNetwork{}, &PodNetworkList{})
 }

@@ -184,5 +184,5 @@ type PodNetworkConsumerList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&PodNetworkConsumer{}, &PodNetworkConsumerList{})
+	objectTypes = append(objectTypes, &PodNetworkConsumer{}, &PodNetworkConsumerList{})
 }

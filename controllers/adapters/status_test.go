@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"podnetwork.io/operator/api/consumer"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	. "podnetwork.io/operator/internal/adapters/adapterstest"
 )
@@ -44,7 +45,7 @@ func TestAdapterStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := consumerStatus(s, tt.out, now)
+			st := consumer.Status(s.self, statusUpdate(s, tt.out, now))
 			got := map[string]string{}
 			for _, a := range st.Ranges {
 				got[a.Name] = string(a.Phase) + "/" + string(a.Result)

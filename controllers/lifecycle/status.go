@@ -13,9 +13,9 @@ import (
 )
 
 // writeStatus applies the lifecycle's part of the PodNetwork status in one
-// server-side apply, and only when it changed. Fields NodeIPAM owns
-// (ranges[].usage, quarantine) are left out, so the two writers never
-// overwrite each other.
+// server-side apply, and only when it changed. The fields NodeIPAM owns
+// (v1alpha1.OwnedStatus) are left out, so the two writers never overwrite
+// each other.
 func (r *Reconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecyclecore.Output) error {
 	desired := pn.Status.DeepCopy()
 	out.ApplyTo(desired)
@@ -69,11 +69,6 @@ func withPurgedEntries(want, current *podnetworkv1alpha1.PodNetworkStatus) *podn
 
 // owned returns the status fields the lifecycle controller owns.
 func owned(s *podnetworkv1alpha1.PodNetworkStatus) *podnetworkv1alpha1.PodNetworkStatus {
-	out := s.DeepCopy()
-	out.Quarantine = nil
-	out.AllocationConflicts = nil
-	for i := range out.Ranges {
-		out.Ranges[i].Usage = nil
-	}
-	return out
+	out := podnetworkv1alpha1.OwnedStatus(podnetworkv1alpha1.StatusOwnerLifecycle, s)
+	return &out
 }

@@ -69,7 +69,7 @@ func (r *rebuilder) Start(ctx context.Context) error {
 // quarantined.
 func (r *rebuilder) rebuild(ctx context.Context) error {
 	start := time.Now()
-	if err := registerConsumer(ctx, r.client); err != nil {
+	if err := consumerClient(r.client, r.reader).Register(ctx, consumerSpec); err != nil {
 		return err
 	}
 	cached, err := r.podNetwork(ctx, r.client)

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -24,7 +23,7 @@ func (r *NetworkReconciler) writeReport(ctx context.Context, pn *podnetworkv1alp
 		return 0, nil
 	}
 	desired := rep.Status(&pn.Status)
-	if equality.Semantic.DeepEqual(nodeipamcore.Owned(&pn.Status), desired) {
+	if equality.Semantic.DeepEqual(podnetworkv1alpha1.OwnedStatus(podnetworkv1alpha1.StatusOwnerNodeIPAM, &pn.Status), desired) {
 		return expiry, nil
 	}
 	// Usage left on a Released range holds up its purge: write it away at

@@ -21,12 +21,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/text"
 )
 
 const (
@@ -90,7 +90,7 @@ func (c *computer) decorate(e *entry) {
 			switch {
 			case rejected:
 				if len(e.st.Rejections) < maxListItems {
-					e.st.Rejections = append(e.st.Rejections, v1alpha1.RangeRejection{Consumer: cons.Name, Message: truncate(msg, maxFieldMessage)})
+					e.st.Rejections = append(e.st.Rejections, v1alpha1.RangeRejection{Consumer: cons.Name, Message: text.Truncate(msg, maxFieldMessage)})
 				}
 			case !acked && cons.Required && e.st.Phase != v1alpha1.RangePhaseActive:
 				if len(e.st.Awaiting) < maxListItems {
@@ -115,7 +115,7 @@ func (c *computer) decorate(e *entry) {
 			e.st.Usage = &u
 		}
 	}
-	e.st.Message = truncate(c.rangeMessage(e), maxFieldMessage)
+	e.st.Message = text.Truncate(c.rangeMessage(e), maxFieldMessage)
 }
 
 // coveredBy returns the name of the smallest Active range that strictly
@@ -400,7 +400,7 @@ func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
 				Name:     cons.Name,
 				Required: cons.Required,
 				InSync:   len(behind) == 0 && len(rejected) == 0,
-				Message:  truncate(strings.Join(parts, ". "), maxFieldMessage),
+				Message:  text.Truncate(strings.Join(parts, ". "), maxFieldMessage),
 			})
 		}
 		if !prev[cons.Name] {
@@ -498,7 +498,7 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 		if len(c.entries) > 0 {
 			msg = fmt.Sprintf("The PodNetwork is being deleted; %d ranges are still tracked: %s", len(c.entries), joinLines(l.waits))
 		}
-		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.DeletingReason, truncate(msg, maxConditionMessage))
+		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.DeletingReason, text.Truncate(msg, maxConditionMessage))
 	case len(l.blocking) > 0:
 		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.InvalidRangesReason, joinLines(notReady))
 	case len(l.rejections) > 0:
@@ -576,7 +576,7 @@ func joinLines(ls []string) string {
 	if len(ls) > maxConditionLines {
 		ls = append(ls[:maxConditionLines:maxConditionLines], fmt.Sprintf("and %d more", len(ls)-maxConditionLines))
 	}
-	return truncate(capitalize(strings.Join(ls, "; ")), maxConditionMessage)
+	return text.Truncate(capitalize(strings.Join(ls, "; ")), maxConditionMessage)
 }
 
 // listWords renders "a, b and c", or "a, b and 3 more" beyond max items.
@@ -598,19 +598,6 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "..."
-	cut := n - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
 }
 
 // allActiveMessage is the Ready=True message.

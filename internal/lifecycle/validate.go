@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/text"
 )
 
 // maxNodeBlocksBits is how many bits longer than the range prefix a node
@@ -57,7 +58,7 @@ func (c *computer) validate() {
 				msgs = append(msgs, p.message)
 			}
 			e.st.InvalidReason = ps[0].reason
-			e.st.InvalidMessage = truncate(strings.Join(msgs, "; "), maxFieldMessage)
+			e.st.InvalidMessage = text.Truncate(strings.Join(msgs, "; "), maxFieldMessage)
 		}
 	}
 }

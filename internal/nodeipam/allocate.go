@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"podnetwork.io/operator/internal/allocator"
+	"podnetwork.io/operator/internal/text"
 )
 
 // UnavailableError says why a node got no blocks. Reasons are the distinct
@@ -33,10 +34,7 @@ func (e *UnavailableError) Message() string {
 	if e.RetryIn > 0 {
 		msg += fmt.Sprintf(" NodeIPAM retries in %s, when the first quarantined block becomes reusable (spec.allocation.whenExhausted is Wait).", e.RetryIn.Round(time.Second))
 	}
-	if len(msg) > maxEventNote {
-		msg = msg[:maxEventNote-3] + "..."
-	}
-	return msg
+	return text.Truncate(msg, maxEventNote)
 }
 
 // Allocate gives owner one block per family in a single all-or-nothing step:

@@ -15,7 +15,8 @@ import (
 // status lists (status.allocationConflicts).
 const MaxReportedConflicts = 20
 
-// Report is the part of the PodNetwork status NodeIPAM owns:
+// Report is the part of the PodNetwork status NodeIPAM owns
+// (v1alpha1.OwnedStatus with StatusOwnerNodeIPAM):
 // status.ranges[].usage, status.quarantine and status.allocationConflicts.
 type Report struct {
 	// Usage is the block accounting of every range the allocator tracks,
@@ -48,20 +49,6 @@ func (r *Report) Status(current *v1alpha1.PodNetworkStatus) v1alpha1.PodNetworkS
 	if len(out.AllocationConflicts) == 0 {
 		out.AllocationConflicts = nil
 	}
-	return out
-}
-
-// Owned projects the fields NodeIPAM owns out of status, in the shape Status
-// returns, so the two compare with equality.Semantic.DeepEqual.
-func Owned(s *v1alpha1.PodNetworkStatus) v1alpha1.PodNetworkStatus {
-	var out v1alpha1.PodNetworkStatus
-	for i := range s.Ranges {
-		if u := s.Ranges[i].Usage; u != nil {
-			out.Ranges = append(out.Ranges, v1alpha1.RangeStatus{Name: s.Ranges[i].Name, Usage: u})
-		}
-	}
-	out.Quarantine = s.Quarantine
-	out.AllocationConflicts = s.AllocationConflicts
 	return out
 }
 

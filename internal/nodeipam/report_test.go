@@ -40,6 +40,10 @@ func TestReportStatus(t *testing.T) {
 		t.Fatalf("conflicts = %v, want the first %d", got.AllocationConflicts, MaxReportedConflicts)
 	}
 
+	if owned := v1alpha1.OwnedStatus(v1alpha1.StatusOwnerNodeIPAM, &got); !equality.Semantic.DeepEqual(owned, got) {
+		t.Fatalf("the report sets fields NodeIPAM does not own: %+v", got)
+	}
+
 	// Once applied, the owned projection of the merged status equals it, so
 	// nothing is written again.
 	merged := current.DeepCopy()
@@ -47,12 +51,12 @@ func TestReportStatus(t *testing.T) {
 		merged.FindRange(rs.Name).Usage = rs.Usage
 	}
 	merged.Quarantine, merged.AllocationConflicts = got.Quarantine, got.AllocationConflicts
-	if owned := Owned(merged); !equality.Semantic.DeepEqual(owned, got) {
-		t.Fatalf("Owned(merged) = %+v\nwant %+v", owned, got)
+	if owned := v1alpha1.OwnedStatus(v1alpha1.StatusOwnerNodeIPAM, merged); !equality.Semantic.DeepEqual(owned, got) {
+		t.Fatalf("OwnedStatus(merged) = %+v\nwant %+v", owned, got)
 	}
 	// A Released range that still shows usage needs a write.
 	merged.FindRange("released").Usage = &v1alpha1.RangeUsage{}
-	if owned := Owned(merged); equality.Semantic.DeepEqual(owned, got) {
+	if owned := v1alpha1.OwnedStatus(v1alpha1.StatusOwnerNodeIPAM, merged); equality.Semantic.DeepEqual(owned, got) {
 		t.Fatal("usage left on a Released range compares equal")
 	}
 }

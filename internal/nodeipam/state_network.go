@@ -122,15 +122,23 @@ func (s *State) Report() (rep Report, next time.Duration, ok bool) {
 }
 
 // Acks computes NodeIPAM's acknowledgements of the PodNetwork's ranges from
-// what the allocator has applied (see Config.Ack), stamped with the current
-// time; Sync must have seen the same PodNetwork.
+// what the allocator has applied (see Ack), stamped with Now; Sync must have
+// seen the same PodNetwork.
 func (s *State) Acks(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus) []v1alpha1.ConsumerRangeStatus {
-	now := metav1.NewTime(s.clock.Now())
+	return v1alpha1.Acks(pn, previous, s.Now(), s.Ack)
+}
+
+// Ack answers the current phase of rs from what the allocator has applied
+// (Config.Ack); it is the v1alpha1.AckFunc NodeIPAM's status write uses.
+func (s *State) Ack(rs v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return v1alpha1.Acks(pn, previous, now, func(rs v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) {
-		return s.cfg.Ack(rs, s.busyLocked)
-	})
+	return s.cfg.Ack(rs, s.busyLocked)
+}
+
+// Now is the time on NodeIPAM's clock, which stamps its acknowledgements.
+func (s *State) Now() metav1.Time {
+	return metav1.NewTime(s.clock.Now())
 }
 
 // busyLocked reports whether a node write with a block inside p is in

@@ -22,6 +22,7 @@ require (
 	k8s.io/kubernetes v1.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	podnetwork.io/operator v0.0.0
+	podnetwork.io/operator/api v0.0.0
 	sigs.k8s.io/controller-runtime v0.25.3
 )
 
@@ -100,6 +101,7 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/kube-proxy v0.37.2 // indirect
 	k8s.io/kubelet v0.0.0 // indirect
+	podnetwork.io/operator/api/consumer v0.0.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
@@ -173,3 +175,7 @@ replace k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.37.2
 replace k8s.io/sample-controller => k8s.io/sample-controller v0.37.2
 
 replace k8s.io/streaming => k8s.io/streaming v0.37.2
+
+replace podnetwork.io/operator/api => ../../api
+
+replace podnetwork.io/operator/api/consumer => ../../api/consumer

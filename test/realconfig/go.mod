@@ -14,6 +14,7 @@ require (
 	github.com/flannel-io/flannel v0.28.10
 	k8s.io/kubernetes v1.37.2
 	podnetwork.io/operator v0.0.0
+	podnetwork.io/operator/api v0.0.0
 )
 
 require (
@@ -140,7 +141,6 @@ require (
 	k8s.io/streaming v0.37.2 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
-	sigs.k8s.io/controller-runtime v0.25.3 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/knftables v0.0.22 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
@@ -215,3 +215,7 @@ replace k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.37.2
 replace k8s.io/sample-controller => k8s.io/sample-controller v0.37.2
 
 replace k8s.io/streaming => k8s.io/streaming v0.37.2
+
+replace podnetwork.io/operator/api => ../../api
+
+replace podnetwork.io/operator/api/consumer => ../../api/consumer

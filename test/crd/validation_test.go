@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package v1alpha1_test
+package crd_test
 
 // These tests run the generated CRDs through the apiextensions-apiserver code
 // that a real kube-apiserver runs: CRD validation (which compiles every CEL
