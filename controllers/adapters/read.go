@@ -3,7 +3,6 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"net/netip"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,8 +10,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
 	adaptercore "podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
+	"podnetwork.io/operator/internal/cidr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -90,26 +91,17 @@ func readInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNe
 	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits adaptercore.Limits) adaptercore.Input {
 	in := adaptercore.Input{PodNetwork: pn, Previous: self.Status.Ranges, Limits: limits}
 	for i := range serviceCIDRs {
-		for _, c := range serviceCIDRs[i].Spec.CIDRs {
-			if p, err := netip.ParsePrefix(c); err == nil {
-				in.ServiceCIDRs = append(in.ServiceCIDRs, adaptercore.NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p.Masked()})
-			}
+		for _, p := range cidr.ParseObserved(serviceCIDRs[i].Spec.CIDRs) {
+			in.ServiceCIDRs = append(in.ServiceCIDRs, adaptercore.NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p})
 		}
 	}
 	for i := range nodes {
 		n := &nodes[i]
-		for _, c := range n.Spec.PodCIDRs {
-			if p, err := netip.ParsePrefix(c); err == nil {
-				in.NodePodCIDRs = append(in.NodePodCIDRs, adaptercore.NamedPrefix{Name: n.Name, Prefix: p.Masked()})
-			}
+		for _, p := range cidr.ParseObserved(n.Spec.PodCIDRs) {
+			in.NodePodCIDRs = append(in.NodePodCIDRs, adaptercore.NamedPrefix{Name: n.Name, Prefix: p})
 		}
-		for _, a := range n.Status.Addresses {
-			if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
-				continue
-			}
-			if ip, err := netip.ParseAddr(a.Address); err == nil {
-				in.NodeAddresses = append(in.NodeAddresses, adaptercore.NodeAddress{Node: n.Name, Addr: ip.Unmap()})
-			}
+		for _, a := range watches.NodeAddresses(n) {
+			in.NodeAddresses = append(in.NodeAddresses, adaptercore.NodeAddress{Node: n.Name, Addr: a})
 		}
 	}
 	return in

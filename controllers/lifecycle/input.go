@@ -1,10 +1,10 @@
 package lifecycle
 
 import (
-	"net/netip"
-
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/cidr"
 	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 )
 
@@ -12,30 +12,10 @@ import (
 // values are skipped: the apiserver validates both fields, so they only come
 // from a broken object, which must not stop the lifecycle.
 func nodeInput(n *corev1.Node) lifecyclecore.Node {
-	out := lifecyclecore.Node{Name: n.Name}
-	for _, s := range n.Spec.PodCIDRs {
-		if p, err := netip.ParsePrefix(s); err == nil {
-			out.PodCIDRs = append(out.PodCIDRs, p.Masked())
-		}
-	}
-	for _, a := range n.Status.Addresses {
-		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
-			continue
-		}
-		if ip, err := netip.ParseAddr(a.Address); err == nil {
-			out.Addresses = append(out.Addresses, ip.Unmap())
-		}
-	}
-	return out
+	return lifecyclecore.Node{Name: n.Name, PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: watches.NodeAddresses(n)}
 }
 
 // serviceCIDRInput extracts a ServiceCIDR's prefixes.
 func serviceCIDRInput(s *networkingv1.ServiceCIDR) lifecyclecore.ServiceCIDR {
-	out := lifecyclecore.ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero()}
-	for _, c := range s.Spec.CIDRs {
-		if p, err := netip.ParsePrefix(c); err == nil {
-			out.CIDRs = append(out.CIDRs, p.Masked())
-		}
-	}
-	return out
+	return lifecyclecore.ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero(), CIDRs: cidr.ParseObserved(s.Spec.CIDRs)}
 }

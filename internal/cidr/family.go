@@ -1,11 +1,16 @@
 package cidr
 
-import "net/netip"
+import (
+	"net/netip"
 
-// Address family names, as used in PodNetwork status and in messages.
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+)
+
+// Address family names, as used in PodNetwork status and in messages: the
+// API's IPFamily values, defined once there.
 const (
-	IPv4 = "IPv4"
-	IPv6 = "IPv6"
+	IPv4 = string(v1alpha1.IPv4)
+	IPv6 = string(v1alpha1.IPv6)
 )
 
 // Family reports the address family of p: IPv4 or IPv6. It returns "" for an
@@ -15,10 +20,8 @@ func Family(p netip.Prefix) string {
 	switch {
 	case !p.IsValid():
 		return ""
-	case p.Addr().Is4():
-		return IPv4
 	default:
-		return IPv6
+		return string(v1alpha1.FamilyOf(p))
 	}
 }
 
@@ -29,9 +32,9 @@ func Family(p netip.Prefix) string {
 func DefaultNodeMaskSize(family string) int {
 	switch family {
 	case IPv4:
-		return 24
+		return int(v1alpha1.DefaultIPv4NodeMaskSize)
 	case IPv6:
-		return 64
+		return int(v1alpha1.DefaultIPv6NodeMaskSize)
 	default:
 		return 0
 	}

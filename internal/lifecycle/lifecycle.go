@@ -63,6 +63,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
 )
 
 // maxIterations bounds the transition loop; each range moves at most four
@@ -156,18 +157,13 @@ func newComputer(in *Input) *computer {
 
 func parseSpecRange(r *v1alpha1.PodCIDRRange) *specRange {
 	s := &specRange{r: r}
-	p, err := netip.ParsePrefix(r.CIDR)
-	switch {
-	case err != nil:
-		s.err = fmt.Sprintf("cidr %q is not an IPv4 or IPv6 prefix", r.CIDR)
-	case p.Addr().Is4In6() || p.Addr().Zone() != "":
-		s.err = fmt.Sprintf("cidr %q is an IPv4-mapped or zoned IPv6 prefix", r.CIDR)
-	case p.Masked() != p || p.String() != r.CIDR:
-		s.err = fmt.Sprintf("cidr %q is not in canonical form (%s)", r.CIDR, p.Masked())
-	default:
-		s.prefix = p
-		s.nms = r.EffectiveNodeMaskSize()
+	p, err := cidr.ParseCanonical(r.CIDR)
+	if err != nil {
+		s.err = err.Error()
+		return s
 	}
+	s.prefix = p
+	s.nms = r.EffectiveNodeMaskSize()
 	return s
 }
 

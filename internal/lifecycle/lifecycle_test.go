@@ -656,7 +656,7 @@ func TestInvalidRanges(t *testing.T) {
 			name:       "nodeMaskSize out of bounds",
 			spec:       specRng("a", cidr, 12),
 			wantReason: v1alpha1.RangeInvalidCIDR,
-			wantMsg:    "nodeMaskSize 12 is shorter than the prefix length of 10.96.0.0/16",
+			wantMsg:    "invalid pod network range: nodeMaskSize /12 is shorter than the prefix length of 10.96.0.0/16; a node block must fit inside the range (use /16 or longer)",
 			// The name stays bound to nodeMaskSize 12 until that range is
 			// purged, so the fix is a new name.
 			fixedBy: []v1alpha1.PodCIDRRange{specRng("b", cidr)},
@@ -726,7 +726,8 @@ func TestUnparsableSpecRange(t *testing.T) {
 	out := newWorld(specRng("a", "10.244.1.0/16"), specRng("b", "nope")).step()
 	g.Expect(out.Ranges).To(BeEmpty())
 	g.Expect(cond(out, v1alpha1.DegradedCondition).Message).To(Equal(
-		`Range "a": cidr "10.244.1.0/16" is not in canonical form (10.244.0.0/16); range "b": cidr "nope" is not an IPv4 or IPv6 prefix`))
+		`Range "a": not a canonical CIDR: "10.244.1.0/16" has host bits set after /16; the network is 10.244.0.0/16; ` +
+			`range "b": not a canonical CIDR: "nope" has no prefix length; expected a prefix such as 10.0.0.0/16 or fd00::/48`))
 	g.Expect(eventsWith(out, EventRangeInvalid)).To(HaveLen(2))
 }
 

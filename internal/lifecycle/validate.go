@@ -23,12 +23,9 @@ import (
 	"strings"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
 	"podnetwork.io/operator/internal/text"
 )
-
-// maxNodeBlocksBits is how many bits longer than the range prefix a node
-// block may be (2^24 blocks per range), as in the CRD validation.
-const maxNodeBlocksBits = 24
 
 type problem struct {
 	reason  v1alpha1.RangeInvalidReason
@@ -127,20 +124,11 @@ func (c *computer) rangeConflict(e, o *entry) string {
 	return ""
 }
 
-// nodeMaskProblem repeats the CRD bounds on nodeMaskSize.
+// nodeMaskProblem applies the one range rule (cidr.ValidateRange, which the
+// CRD's CEL bounds mirror) to a tracked range.
 func nodeMaskProblem(p netip.Prefix, nms int32) string {
-	bits := int32(p.Bits())
-	limit := int32(30)
-	if p.Addr().Is6() {
-		limit = 126
-	}
-	switch {
-	case nms < bits:
-		return fmt.Sprintf("nodeMaskSize %d is shorter than the prefix length of %s", nms, p)
-	case nms > limit:
-		return fmt.Sprintf("nodeMaskSize %d is longer than %d", nms, limit)
-	case nms > bits+maxNodeBlocksBits:
-		return fmt.Sprintf("nodeMaskSize %d is more than %d bits longer than the prefix length of %s", nms, maxNodeBlocksBits, p)
+	if err := cidr.ValidateRange(p, int(nms)); err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
+	"podnetwork.io/operator/internal/cidr"
 )
 
 // Rebuild is NodeIPAM's state read back from the API when a replica becomes
@@ -43,7 +44,7 @@ func NewRebuild(pn *v1alpha1.PodNetwork) (*Rebuild, error) {
 // AddNode reserves a node's podCIDRs (node.spec.podCIDRs, unparsed). Nodes
 // without podCIDRs are skipped.
 func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
-	cidrs := parsePodCIDRs(podCIDRs)
+	cidrs := cidr.ParseObserved(podCIDRs)
 	if len(cidrs) == 0 {
 		return nil
 	}

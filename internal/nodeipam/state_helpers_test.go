@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
 )
 
 // stateFixture is a State on a fake clock, opened from a PodNetwork and the
@@ -71,7 +72,7 @@ func (f *stateFixture) allocate(name string) []string {
 func (f *stateFixture) allocateAndWrite(name string) []string {
 	f.t.Helper()
 	blocks := f.allocate(name)
-	f.state.Written(name, types.UID("uid-"+name), parsePodCIDRs(blocks))
+	f.state.Written(name, types.UID("uid-"+name), cidr.ParseObserved(blocks))
 	return blocks
 }
 

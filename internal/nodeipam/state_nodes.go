@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"podnetwork.io/operator/internal/cidr"
 )
 
 // This file holds what State does for one node. Each method says in its
@@ -193,7 +194,7 @@ type Observation struct {
 // flight with other blocks was certainly not stored (podCIDRs cannot
 // change), so those blocks go back to the pool.
 func (s *State) Observe(node *corev1.Node) Observation {
-	cidrs := parsePodCIDRs(node.Spec.PodCIDRs)
+	cidrs := cidr.ParseObserved(node.Spec.PodCIDRs)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, known := s.nodes[node.Name]
@@ -238,19 +239,6 @@ func (s *State) conflictsLocked(name string, cidrs []netip.Prefix) []Conflict {
 					out = append(out, NewConflict(Holding{Node: name, Prefix: p}, Holding{Node: other, Prefix: q}))
 				}
 			}
-		}
-	}
-	return out
-}
-
-// parsePodCIDRs parses node.spec.podCIDRs. The apiserver validates them, so
-// an entry that does not parse only comes from a broken object and is
-// skipped.
-func parsePodCIDRs(cidrs []string) []netip.Prefix {
-	out := make([]netip.Prefix, 0, len(cidrs))
-	for _, c := range cidrs {
-		if p, err := netip.ParsePrefix(c); err == nil {
-			out = append(out, p.Masked())
 		}
 	}
 	return out

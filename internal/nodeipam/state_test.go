@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
 )
 
 func TestStateGate(t *testing.T) {
@@ -304,7 +305,7 @@ func TestStateAllocationDuration(t *testing.T) {
 	f.clock.Step(3 * time.Second)
 	blocks := f.allocate("a")
 	f.clock.Step(2 * time.Second)
-	g.Expect(f.state.Written("a", "uid-a", parsePodCIDRs(blocks))).To(Equal(5*time.Second),
+	g.Expect(f.state.Written("a", "uid-a", cidr.ParseObserved(blocks))).To(Equal(5*time.Second),
 		"measured from the first attempt")
 }
 
