@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/test/heapsize"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -67,21 +67,6 @@ func strippedNode() corev1.Node {
 			},
 		},
 	}
-}
-
-// retainedBytes returns the live heap held by n objects made by mk.
-func retainedBytes(n int, mk func() any) float64 {
-	keep := make([]any, n)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for i := range keep {
-		keep[i] = mk()
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(keep)
-	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
 }
 
 func (p *pagedNodes) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
@@ -159,7 +144,7 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 				}
 				return state
 			}
-			retained := retainedBytes(1, build)
+			retained := heapsize.Retained(1, build)
 			b.ReportAllocs()
 			for b.Loop() {
 				build()

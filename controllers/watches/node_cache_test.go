@@ -3,7 +3,6 @@ package watches
 import (
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	"podnetwork.io/operator/test/heapsize"
 )
 
 // bigNode is a Node as a kubelet on a busy cloud VM reports it: 50 cached
@@ -143,8 +143,8 @@ func BenchmarkNodeTransform(b *testing.B) {
 		return n
 	}
 
-	full := retainedBytes(nodes, func() any { return decode() })
-	stripped := retainedBytes(nodes, func() any {
+	full := heapsize.Retained(nodes, func() any { return decode() })
+	stripped := heapsize.Retained(nodes, func() any {
 		out, _ := TransformNode(decode())
 		return out
 	})
@@ -161,19 +161,4 @@ func BenchmarkNodeTransform(b *testing.B) {
 	b.ReportMetric(full/nodes, "full-heap-bytes/node")
 	b.ReportMetric(stripped/nodes, "cached-heap-bytes/node")
 	b.ReportMetric(stripped/(1<<20), "cached-MiB/65k-nodes")
-}
-
-// retainedBytes returns the live heap held by n objects made by mk.
-func retainedBytes(n int, mk func() any) float64 {
-	keep := make([]any, n)
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for i := range keep {
-		keep[i] = mk()
-	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(keep)
-	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
 }
