@@ -56,6 +56,8 @@ type container struct {
 	env     []string
 	logDir  string
 	created time.Time
+	// refresh rewrites the pod's volumes from the API before a restart.
+	refresh func(context.Context) error
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -136,6 +138,9 @@ func (c *container) observe(ctx context.Context) ContainerState {
 			c.nextTry = time.Time{}
 			c.restarts++
 			c.mu.Unlock()
+			if c.refresh != nil {
+				_ = c.refresh(ctx) // a failed refresh restarts with the files as they were
+			}
 			c.start()
 			c.mu.Lock()
 		}

@@ -145,6 +145,13 @@ func (k *Kubelet) ensure(ctx context.Context, pod *corev1.Pod, node *Node) (*con
 	c = &container{
 		key: client.ObjectKeyFromObject(pod), node: node, spec: spec, binary: binary,
 		mounts: mounts, env: env, logDir: dir, created: time.Now(),
+		// The kubelet refreshes ConfigMap volumes while the pod runs, so a
+		// container that restarts after the ConfigMap was fixed reads the
+		// fixed file.
+		refresh: func(ctx context.Context) error {
+			_, err := k.volumes(ctx, pod, node, dir)
+			return err
+		},
 	}
 	c.start()
 	k.mu.Lock()
