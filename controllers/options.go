@@ -56,7 +56,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		MetricsBindAddress:     ":8080",
-		MetricsSecure:          false,
+		MetricsSecure:          true,
 		HealthProbeBindAddress: ":8081",
 		LeaderElect:            true,
 		LeaseDuration:          15 * time.Second,

@@ -24,6 +24,11 @@ const (
 	releaseName      = "podnetwork-operator"
 	pluginName       = "demo-plugin"
 	pluginNamespace  = "demo-plugin-system"
+	// scraper is the ServiceAccount the chart's metrics.readers binds to the
+	// metrics-reader role, as it would Prometheus'; the demo reads the
+	// operator's metrics with one of its tokens.
+	scraperName      = "prometheus"
+	scraperNamespace = "monitoring"
 	// pluginDelay makes the plugin's acknowledgements visible in the story.
 	pluginDelay = 3 * time.Second
 )
@@ -51,12 +56,15 @@ func newDemo(root string, c *cluster.Cluster, nodes int) (*demo, error) {
 	}
 	d := &demo{root: root, cluster: c, admin: admin, nodes: nodes, done: make(chan error, 2), checker: &invariants.Checker{}}
 
-	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role)", releaseName)
+	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role, metrics-reader role for %s/%s)",
+		releaseName, scraperNamespace, scraperName)
 	if err := d.helm("install", releaseName, filepath.Join(root, "charts", "podnetwork-operator"),
 		"--namespace", releaseNamespace, "--create-namespace",
 		"--set", "plugins[0].name="+pluginName,
 		"--set", "plugins[0].serviceAccount.name="+pluginName,
 		"--set", "plugins[0].serviceAccount.namespace="+pluginNamespace,
+		"--set", "metrics.readers[0].name="+scraperName,
+		"--set", "metrics.readers[0].namespace="+scraperNamespace,
 	); err != nil {
 		return nil, err
 	}

@@ -63,7 +63,9 @@ var _ = BeforeSuite(func() {
 		"--namespace", releaseNamespace, "--create-namespace",
 		"--set", "plugins[0].name="+pluginName,
 		"--set", "plugins[0].serviceAccount.name="+pluginName,
-		"--set", "plugins[0].serviceAccount.namespace="+pluginNamespace)
+		"--set", "plugins[0].serviceAccount.namespace="+pluginNamespace,
+		"--set", "metrics.readers[0].name="+metricsReaderSA, // metrics_test.go
+		"--set", "metrics.readers[0].namespace="+metricsNamespace)
 
 	By("starting two operator processes as the chart's ServiceAccount, from " + managerBinary())
 	kubeconfig, err := testEnv.WriteKubeconfig("operator", testEnv.ImpersonateServiceAccount(releaseNamespace, releaseName))
