@@ -17,7 +17,16 @@ const LeaderElectionID = "podnetwork-operator"
 // subsystem; each one is a command-line flag, bound next to what it
 // configures.
 type Options struct {
-	MetricsBindAddress      string
+	MetricsBindAddress string
+	// MetricsSecure serves /metrics over HTTPS to authenticated and
+	// authorized clients only (TokenReview, then a SubjectAccessReview for
+	// get on the non-resource URL /metrics). false serves plain HTTP to
+	// anyone who can reach the port.
+	MetricsSecure bool
+	// MetricsCertDir holds the metrics server's tls.crt and tls.key, reloaded
+	// when they change; empty (or missing files): a self-signed certificate
+	// generated in memory at start.
+	MetricsCertDir          string
 	HealthProbeBindAddress  string
 	PprofBindAddress        string
 	LeaderElect             bool
@@ -47,6 +56,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{
 		MetricsBindAddress:     ":8080",
+		MetricsSecure:          true,
 		HealthProbeBindAddress: ":8081",
 		LeaderElect:            true,
 		LeaseDuration:          15 * time.Second,
@@ -64,6 +74,10 @@ func DefaultOptions() Options {
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress,
 		"Address the Prometheus metrics endpoint binds to; \"0\" disables it.")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure,
+		"Serve /metrics over HTTPS, only to clients whose bearer token the apiserver authenticates (TokenReview) and authorizes to get the non-resource URL /metrics (SubjectAccessReview). false serves plain HTTP to anyone who can reach the port.")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-dir", o.MetricsCertDir,
+		"Directory holding tls.crt and tls.key for the secure metrics endpoint, reloaded when they change (e.g. a mounted cert-manager Secret); empty: a self-signed certificate generated at start.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress,
 		"Address the /healthz and /readyz probes bind to.")
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,

@@ -19,6 +19,11 @@ import (
 const (
 	pluginName      = "demo-plugin"
 	pluginNamespace = "demo-plugin-system"
+	// scraper is the ServiceAccount the chart's metrics.readers binds to the
+	// metrics-reader role, as it would Prometheus'; the demo reads the
+	// operator's metrics with one of its tokens.
+	scraperName      = "prometheus"
+	scraperNamespace = "monitoring"
 	// pluginDelay makes the plugin's acknowledgements visible in the story.
 	pluginDelay = 3 * time.Second
 )
@@ -44,8 +49,10 @@ func newDemo(ctx context.Context, root string, cp *framework.ControlPlane, nodes
 		API: framework.NewAPI(ctx, cp.Client), Nodes: nodes, RecycleDelaySeconds: 5, Plugin: pluginName,
 	}}
 
-	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role)", story.ReleaseName)
-	if err := d.helm(d.env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace)...); err != nil {
+	say("helm install %s charts/podnetwork-operator (CRDs, ServiceAccount, RBAC, consumers, plugin role, metrics-reader role for %s/%s)",
+		story.ReleaseName, scraperNamespace, scraperName)
+	if err := d.helm(d.env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace,
+		"--set", "metrics.readers[0].name="+scraperName, "--set", "metrics.readers[0].namespace="+scraperNamespace)...); err != nil {
 		return nil, err
 	}
 

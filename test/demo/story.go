@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/story"
@@ -32,7 +38,7 @@ func (d *demo) story(ctx context.Context) error {
 			}
 		}
 	}
-	d.showMetrics()
+	d.showMetrics(ctx)
 	if err := d.history.Checker().CheckCluster(ctx, d.env.API); err != nil {
 		return fmt.Errorf("invariant check failed: %w", err)
 	}
@@ -99,20 +105,71 @@ func (d *demo) table() {
 	}
 }
 
-// showMetrics prints a few lines of the operator's Prometheus endpoint.
-func (d *demo) showMetrics() {
-	resp, err := http.Get("http://" + d.metricsAddr + "/metrics")
+// showMetrics prints a few lines of the operator's Prometheus endpoint,
+// which serves HTTPS with a self-signed certificate and only to tokens the
+// apiserver authorizes to get /metrics.
+func (d *demo) showMetrics(ctx context.Context) {
+	url := "https://" + d.metricsAddr + "/metrics"
+	fmt.Println()
+	if code, _, err := d.getMetrics(ctx, url, ""); err == nil {
+		say("GET %s without a token: %d %s", url, code, http.StatusText(code))
+	}
+	token, err := d.scraperToken(ctx)
 	if err != nil {
+		say("no metrics: %v", err)
 		return
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	fmt.Println()
-	say("a few of the operator's metrics (http://%s/metrics):", d.metricsAddr)
-	for _, line := range strings.Split(string(body), "\n") {
+	code, body, err := d.getMetrics(ctx, url, token)
+	if err != nil || code != http.StatusOK {
+		say("no metrics: HTTP %d %v %s", code, err, body)
+		return
+	}
+	say("a few of the operator's metrics (%s with the token of system:serviceaccount:%s:%s, bound to the metrics-reader role):",
+		url, scraperNamespace, scraperName)
+	for _, line := range strings.Split(body, "\n") {
 		if strings.HasPrefix(line, "podnetwork_range_blocks") || strings.HasPrefix(line, "podnetwork_range_transitions_total") ||
 			strings.HasPrefix(line, "podnetwork_cidr_not_available_total") {
 			fmt.Println("          " + line)
 		}
 	}
+}
+
+// scraperToken creates the scraper's ServiceAccount and returns a token of
+// it from the TokenRequest API, as `kubectl create token` does.
+func (d *demo) scraperToken(ctx context.Context) (string, error) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scraperNamespace}}
+	if err := d.env.API.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("creating namespace %s: %w", scraperNamespace, err)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: scraperNamespace, Name: scraperName}}
+	if err := d.env.API.Create(ctx, sa); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("creating ServiceAccount %s/%s: %w", scraperNamespace, scraperName, err)
+	}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}
+	if err := d.env.API.SubResource("token").Create(ctx, sa, tr); err != nil {
+		return "", fmt.Errorf("requesting a token of %s/%s: %w", scraperNamespace, scraperName, err)
+	}
+	return tr.Status.Token, nil
+}
+
+// getMetrics GETs url with the bearer token (none when empty), trusting the
+// operator's self-signed certificate.
+func (d *demo) getMetrics(ctx context.Context, url, token string) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the operator's certificate is self-signed
+	}}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
 }

@@ -52,7 +52,9 @@ var _ = BeforeSuite(func() {
 	env.API = admin
 
 	By("installing the chart")
-	helm(env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace)...)
+	helm(env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace,
+		"--set", "metrics.readers[0].name="+metricsReaderSA, // metrics_test.go
+		"--set", "metrics.readers[0].namespace="+metricsNamespace)...)
 
 	By("starting two operator processes as the chart's ServiceAccount, from " + managerBinary())
 	kubeconfig, err := controlPlane.Cluster.WriteKubeconfig("operator", controlPlane.Cluster.ImpersonateServiceAccount(releaseNamespace, releaseName))

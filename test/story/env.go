@@ -45,11 +45,11 @@ type Env struct {
 // HelmInstallArgs are the arguments of `helm install` for the chart at
 // chart, with the plugin allowed to acknowledge as ServiceAccount
 // pluginNamespace/Plugin.
-func (e *Env) HelmInstallArgs(chart, pluginNamespace string) []string {
-	return []string{"install", ReleaseName, chart, "--namespace", ReleaseNamespace, "--create-namespace",
+func (e *Env) HelmInstallArgs(chart, pluginNamespace string, extra ...string) []string {
+	return append([]string{"install", ReleaseName, chart, "--namespace", ReleaseNamespace, "--create-namespace",
 		"--set", "plugins[0].name=" + e.Plugin,
 		"--set", "plugins[0].serviceAccount.name=" + e.Plugin,
-		"--set", "plugins[0].serviceAccount.namespace=" + pluginNamespace}
+		"--set", "plugins[0].serviceAccount.namespace=" + pluginNamespace}, extra...)
 }
 
 // NewPlugin returns a manager that runs the reference plugin with cfg (its

@@ -45,6 +45,16 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- default (include "podnetwork-operator.fullname" .) .Values.serviceAccount.name }}
 {{- end }}
 
+{{/* Name of the metrics port, container's and Service's: its scheme. */}}
+{{- define "podnetwork-operator.metricsPortName" -}}
+{{- if .Values.metrics.secure }}https{{ else }}http{{ end }}
+{{- end }}
+
+{{/* Where the metrics serving certificate of metrics.certSecret is mounted. */}}
+{{- define "podnetwork-operator.metricsCertDir" -}}
+/var/run/podnetwork-operator/metrics-certs
+{{- end }}
+
 {{/* The operator's command-line flags, also used by `make demo`. */}}
 {{- define "podnetwork-operator.args" -}}
 - --leader-elect={{ .Values.leaderElection.enabled }}
@@ -53,6 +63,10 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - --leader-election-renew-deadline={{ .Values.leaderElection.renewDeadline }}
 - --leader-election-retry-period={{ .Values.leaderElection.retryPeriod }}
 - --metrics-bind-address=:{{ .Values.metricsPort }}
+- --metrics-secure={{ .Values.metrics.secure }}
+{{- if and .Values.metrics.secure .Values.metrics.certSecret }}
+- --metrics-cert-dir={{ include "podnetwork-operator.metricsCertDir" . }}
+{{- end }}
 - --health-probe-bind-address=:{{ .Values.healthPort }}
 - --kube-api-qps={{ .Values.kubeAPI.qps }}
 - --kube-api-burst={{ .Values.kubeAPI.burst }}
