@@ -19,6 +19,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -148,7 +149,7 @@ func deploymentImage(t *testing.T, manifests []byte) string {
 			} `yaml:"spec"`
 		}
 		if err := dec.Decode(&obj); err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				t.Fatal("the chart rendered no Deployment")
 			}
 			t.Fatal(err)

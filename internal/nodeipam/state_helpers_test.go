@@ -84,12 +84,11 @@ func (f *stateFixture) allocate(name string) []string {
 	return prefixStrings(a.Blocks)
 }
 
-// allocateAndWrite allocates for a node and records the write as stored.
-func (f *stateFixture) allocateAndWrite(name string) []string {
+// allocateAndWriteA allocates for node "a" and records the write as stored.
+func (f *stateFixture) allocateAndWriteA() {
 	f.t.Helper()
-	blocks := f.allocate(name)
-	f.state.Written(name, types.UID("uid-"+name), parsePodCIDRs(blocks))
-	return blocks
+	blocks := f.allocate("a")
+	f.state.Written("a", types.UID("uid-a"), parsePodCIDRs(blocks))
 }
 
 // holdings returns the blocks the allocator holds, by node.

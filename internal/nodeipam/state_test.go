@@ -73,7 +73,7 @@ func TestStateAdoption(t *testing.T) {
 		},
 		{
 			name:     "podCIDRs NodeIPAM wrote and already recorded change nothing",
-			before:   func(f *stateFixture) { f.allocateAndWrite("a") },
+			before:   func(f *stateFixture) { f.allocateAndWriteA() },
 			node:     node("a", "10.0.0.0/26"),
 			want:     Observation{},
 			wantHeld: map[string][]string{"a": {"10.0.0.0/26"}},
@@ -131,7 +131,7 @@ func TestStateConflicts(t *testing.T) {
 		},
 		{
 			name:         "adopted podCIDRs overlapping a block NodeIPAM wrote",
-			before:       func(f *stateFixture) { f.allocateAndWrite("a") },
+			before:       func(f *stateFixture) { f.allocateAndWriteA() },
 			node:         node("b", "10.0.0.0/26"),
 			wantFound:    []string{"nodes a (10.0.0.0/26) and b (10.0.0.0/26) have overlapping podCIDRs"},
 			wantReported: []string{"nodes a (10.0.0.0/26) and b (10.0.0.0/26) have overlapping podCIDRs"},
@@ -225,7 +225,7 @@ func TestStateReturnToPool(t *testing.T) {
 	t.Run("a write NodeIPAM already saw stored makes a stale read retry", func(t *testing.T) {
 		g := NewWithT(t)
 		f := openState(t, smallNet())
-		f.allocateAndWrite("a")
+		f.allocateAndWriteA()
 		a, err := f.state.Allocate(node("a"))
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(a.Stale).To(BeTrue())
@@ -280,7 +280,7 @@ func TestStateQuarantine(t *testing.T) {
 			if tt.unwritten {
 				f.allocate("a")
 			} else {
-				f.allocateAndWrite("a")
+				f.allocateAndWriteA()
 			}
 			g.Expect(tt.free(f)).To(Equal(tt.wantReleased))
 			g.Expect(f.quarantined()).To(Equal(tt.wantReleased))

@@ -135,7 +135,7 @@ func (p *process) waitHealthy(scheme string, port int, timeout time.Duration) er
 		}
 		select {
 		case <-p.done:
-			return p.failure(fmt.Errorf("exited: %v", p.waitErr))
+			return p.failure(fmt.Errorf("exited: %w", p.waitErr))
 		case <-ctx.Done():
 			_ = p.stop()
 			return p.failure(errors.New("timed out waiting for /healthz"))

@@ -102,7 +102,7 @@ func (d *demo) check(c story.Check) error {
 		return nil
 	default:
 		if err := waitFor(c.What, stepTimeout, holds); err != nil {
-			return fmt.Errorf("%w: %v", err, c.Holds(d.env))
+			return fmt.Errorf("%w: %w", err, c.Holds(d.env))
 		}
 		return nil
 	}

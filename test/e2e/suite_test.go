@@ -82,11 +82,10 @@ var _ = BeforeSuite(func() {
 })
 
 // helm runs bin/helm against the test cluster and fails the spec on error.
-func helm(args ...string) string {
+func helm(args ...string) {
 	cmd := exec.Command(filepath.Join(root, "bin", "helm"), append(args, "--kubeconfig", controlPlane.Cluster.KubeconfigPath)...)
 	out, err := cmd.CombinedOutput()
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "helm %v: %s", args, out)
-	return string(out)
 }
 
 // managerBinary is the operator binary under test: $E2E_MANAGER, else

@@ -154,7 +154,7 @@ func (k *Kubelet) ensure(ctx context.Context, pod *corev1.Pod, node *Node) (*con
 	if err != nil {
 		return nil, err
 	}
-	env, err := k.environment(ctx, pod, &spec)
+	env, err := k.environment(pod, &spec)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (k *Kubelet) Running(node string) map[string]ContainerState {
 
 // environment resolves the container's env: literal values and the
 // downward API fields DaemonSets use, plus the in-cluster API address.
-func (k *Kubelet) environment(ctx context.Context, pod *corev1.Pod, spec *corev1.Container) ([]string, error) {
+func (k *Kubelet) environment(pod *corev1.Pod, spec *corev1.Container) ([]string, error) {
 	env := []string{
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"KUBERNETES_SERVICE_HOST=" + k.APIServer.Addr().String(),

@@ -31,7 +31,7 @@ import (
 
 // Acts is the story, in order.
 func Acts(e *Env) []Act {
-	return []Act{activate(e), fill(e), retire(e)}
+	return []Act{activate(e), fill(e), retire()}
 }
 
 // activate: one small range goes Pending → Active; nodes join and get blocks.
@@ -100,7 +100,7 @@ func fill(e *Env) Act {
 }
 
 // retire: the first range is removed; its nodes are replaced.
-func retire(e *Env) Act {
+func retire() Act {
 	total := firstBlocks + waitingNodes
 	return Act{
 		Title: "drains a removed range until its nodes are replaced, then releases and purges it",

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"testing"
 
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
 )
 
@@ -50,16 +50,16 @@ func TestPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pn := PodNetwork()
+			pn := adapterstest.PodNetwork()
 			for _, r := range tt.ranges {
 				name, cidr, _ := strings.Cut(r, "=")
 				if p, ok := strings.CutPrefix(name, "+"); ok {
-					pn.Status.Ranges = append(pn.Status.Ranges, Pending(p, cidr))
+					pn.Status.Ranges = append(pn.Status.Ranges, adapterstest.Pending(p, cidr))
 				} else {
-					pn.Status.Ranges = append(pn.Status.Ranges, Active(name, cidr))
+					pn.Status.Ranges = append(pn.Status.Ranges, adapterstest.Active(name, cidr))
 				}
 			}
-			plan, err := kubeproxy.Plan(tt.config, Input(pn))
+			plan, err := kubeproxy.Plan(tt.config, adapterstest.Input(pn))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)

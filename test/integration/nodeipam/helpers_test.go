@@ -132,7 +132,7 @@ func replaceRanges(rs ...podnetworkv1alpha1.PodCIDRRange) {
 
 // createNodes creates count nodes named prefix-0 ... concurrently and
 // returns their names.
-func createNodes(prefix string, count int, labels map[string]string) []string {
+func createNodes(prefix string, count int) []string {
 	GinkgoHelper()
 	names := make([]string, count)
 	errs := make(chan error, count)
@@ -142,7 +142,7 @@ func createNodes(prefix string, count int, labels map[string]string) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Labels(labels).Obj())
+			errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Obj())
 		}()
 	}
 	wg.Wait()

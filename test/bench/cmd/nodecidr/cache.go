@@ -81,7 +81,7 @@ func (b *bench) measureCache(ctx context.Context, n int) cacheResult {
 	progress("cache: created in %s; starting the operator", cr.create.Round(time.Second))
 	cr.ours = b.cacheOurs(ctx, cr.mask)
 	progress("cache: operator %+v; starting kube-controller-manager", cr.ours)
-	cr.kcm = b.cacheKCM(ctx, cr.mask)
+	cr.kcm = b.cacheKCM(cr.mask)
 	progress("cache: kube-controller-manager %+v", cr.kcm)
 	return cr
 }
@@ -114,7 +114,7 @@ func (b *bench) cacheOurs(ctx context.Context, mask int) cacheUsage {
 	return settle(p, u)
 }
 
-func (b *bench) cacheKCM(ctx context.Context, mask int) cacheUsage {
+func (b *bench) cacheKCM(mask int) cacheUsage {
 	start := time.Now()
 	p, err := b.cluster.RunControllerManager(cluster.ControllerManagerOptions{
 		Name: "cache-kcm", Controllers: []string{"nodeipam"},

@@ -62,8 +62,11 @@ func runLimitWriter(kubeconfig string, writers int, clusterCIDR string, mask int
 		return fmt.Errorf("creating client: %w", err)
 	}
 	prefix, err := netip.ParsePrefix(clusterCIDR)
-	if err != nil || !prefix.Addr().Is4() {
-		return fmt.Errorf("limit writer needs an IPv4 cluster CIDR, got %q: %v", clusterCIDR, err)
+	if err != nil {
+		return fmt.Errorf("limit writer needs an IPv4 cluster CIDR, got %q: %w", clusterCIDR, err)
+	}
+	if !prefix.Addr().Is4() {
+		return fmt.Errorf("limit writer needs an IPv4 cluster CIDR, got %q", clusterCIDR)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
