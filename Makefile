@@ -88,19 +88,34 @@ lint: ## Lint: go vet plus a gofmt check (golangci-lint is not required).
 	cd hack/image && $(GO) vet ./...
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
+# golangci-lint runs once per Go module (the API, the consumer client, the
+# sample plugin, test/realconfig, test/bench and hack/image are modules of
+# their own, found from their go.mod, so a new module is linted without
+# editing this list); the tool modules under hack/tools/ are not ours.
+# GOLANGCI_LINT_FLAGS: --timeout covers a cold analysis cache on 2 cores
+# (~5 min for the whole tree; warm, it takes well under a minute), and
+# golangci-lint uses every core unless given --concurrency.
+GOLANGCI_LINT_FLAGS ?= --timeout=10m
+
 .PHONY: lint-go
-lint-go: golangci-lint ## golangci-lint (.golangci.yml) on every Go module, kube-api-linter (.golangci-kal.yml) on api/, license headers. Not in `make test` yet.
+lint-go: golangci-lint ## golangci-lint (.golangci.yml) on every Go module and the license headers. Part of `make test`.
 	@rc=0; \
 	for mod in $$(git ls-files '*go.mod' | grep -v '^hack/tools/' | xargs -n1 dirname); do \
 	  echo "lint-go: golangci-lint in $${mod}"; \
-	  (cd "$${mod}" && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci.yml ./...) || rc=1; \
+	  (cd "$${mod}" && $(GOLANGCI_LINT) run $(GOLANGCI_LINT_FLAGS) --config $(CURDIR)/.golangci.yml ./...) || rc=1; \
 	done; \
-	if [[ -f api/go.mod ]]; then kal_dir=api kal_pkgs=./...; else kal_dir=. kal_pkgs=./api/...; fi; \
-	echo "lint-go: kube-api-linter on api/"; \
-	(cd "$${kal_dir}" && $(GOLANGCI_LINT) run --config $(CURDIR)/.golangci-kal.yml "$${kal_pkgs}") || rc=1; \
 	echo "lint-go: license headers (also in files goheader cannot see: those opening with //go:build)"; \
 	hack/boilerplate.sh || rc=1; \
 	exit $${rc}
+
+# kube-api-linter on the API types. Not in `make test` yet: the optionalfields
+# and requiredfields findings need pointer changes in the API types and every
+# user of them (issue 12).
+.PHONY: lint-api
+lint-api: golangci-lint ## kube-api-linter (.golangci-kal.yml) on api/. Not in `make test` yet.
+	@if [[ -f api/go.mod ]]; then kal_dir=api kal_pkgs=./...; else kal_dir=. kal_pkgs=./api/...; fi; \
+	echo "lint-api: kube-api-linter on api/"; \
+	cd "$${kal_dir}" && $(GOLANGCI_LINT) run $(GOLANGCI_LINT_FLAGS) --config $(CURDIR)/.golangci-kal.yml "$${kal_pkgs}"
 
 .PHONY: verify-generated
 verify-generated: manifests generate ## Fail when generated files are stale.
@@ -109,7 +124,7 @@ verify-generated: manifests generate ## Fail when generated files are stale.
 	  git status --porcelain -- $(GENERATED_PATHS); git --no-pager diff --stat -- $(GENERATED_PATHS); exit 1; fi
 
 .PHONY: test
-test: test-assets verify-generated lint helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
+test: test-assets verify-generated lint lint-go helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
 	  $(GO) test -race -count=1 $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory test-api
