@@ -25,10 +25,11 @@ import (
 	"os"
 	"runtime/debug"
 
-	"podnetwork.io/operator/controllers"
-	"podnetwork.io/operator/internal/memlimit"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/internal/memlimit"
 )
 
 func main() {

@@ -24,8 +24,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
 
 // Ready is the consumer's Ready condition; Status fills in its type and

@@ -1,12 +1,29 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package adapters
 
 import (
 	"fmt"
 
 	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
-	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // Names of the adapters' PodNetworkConsumers and their field managers.

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package adapters
 
 import (
@@ -6,16 +22,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"podnetwork.io/operator/api/consumer"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 )
 
 func TestAdapterStatus(t *testing.T) {
 	earlier := metav1.NewTime(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))
 	now := metav1.NewTime(earlier.Add(time.Minute))
-	active, pending, far := Active("a", "10.244.0.0/16"), Pending("b", "10.245.0.0/16"), Pending("far", "10.0.0.0/16")
-	pn := PodNetwork(active, pending, far)
+	active, pending, far := adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.245.0.0/16"), adapterstest.Pending("far", "10.0.0.0/16")
+	pn := adapterstest.PodNetwork(active, pending, far)
 	self := &v1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: "kube-proxy", Generation: 3}}
 	self.Status.Ranges = []v1alpha1.ConsumerRangeStatus{v1alpha1.AckFor(active, v1alpha1.AckAccepted, "old", earlier)}
 	s := &scope{self: self, pn: pn}

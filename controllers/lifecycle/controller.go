@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package lifecycle
 
 import (
@@ -11,15 +27,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
-	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers/metrics"
-	"podnetwork.io/operator/controllers/watches"
-	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
+	"podnetwork.io/operator/controllers/watches"
+	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 )
 
 // FieldManager is the server-side apply field manager the lifecycle

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package adapters_test
 
 import (
@@ -6,9 +22,10 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/adapters"
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 )
 
 func TestDecide(t *testing.T) {
@@ -26,31 +43,31 @@ func TestDecide(t *testing.T) {
 	}{
 		{
 			name:   "one active range is its own covering prefix",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/16",
 		},
 		{
 			name:   "adjacent pending range doubles the prefix",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "10.245.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.245.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/15",
 		},
 		{
 			name:   "non-adjacent pending range widens the prefix over the gap",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "10.250.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.250.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.240.0.0/12",
 		},
 		{
 			name:   "a range inside an active one changes nothing",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "10.244.128.0/17"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.244.128.0/17"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/16",
 		},
 		{
 			name:   "pending range whose covering prefix swallows the service range is rejected",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("far", "10.0.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("far", "10.0.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/16",
 			rejected: map[string][]string{"far": {
@@ -65,7 +82,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "pending range whose covering prefix is shorter than the limit is rejected",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "11.0.0.0/16")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "11.0.0.0/16")))
 				in.ServiceCIDRs = nil
 				return in
 			}(),
@@ -81,8 +98,8 @@ func TestDecide(t *testing.T) {
 		{
 			name: "pending range whose covering prefix contains a node address is rejected",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "10.251.0.0/16")))
-				in.NodeAddresses = []adapters.NodeAddress{NodeAddr("n1", "10.250.0.5")}
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.251.0.0/16")))
+				in.NodeAddresses = []adapters.NodeAddress{adapterstest.NodeAddr("n1", "10.250.0.5")}
 				return in
 			}(),
 			rules:  kubeProxy,
@@ -95,13 +112,13 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:   "adjacent IPv6 ranges",
-			in:     Input(PodNetwork(Active("a", "fd00:10:244::/56"), Pending("b", "fd00:10:244:100::/56"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "fd00:10:244::/56"), adapterstest.Pending("b", "fd00:10:244:100::/56"))),
 			rules:  kubeProxy,
 			wantV6: "fd00:10:244::/55",
 		},
 		{
 			name:   "non-adjacent IPv6 range beyond the /32 limit is rejected",
-			in:     Input(PodNetwork(Active("a", "fd00:10:244::/56"), Pending("b", "fd01::/48"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "fd00:10:244::/56"), adapterstest.Pending("b", "fd01::/48"))),
 			rules:  kubeProxy,
 			wantV6: "fd00:10:244::/56",
 			rejected: map[string][]string{"b": {
@@ -113,8 +130,8 @@ func TestDecide(t *testing.T) {
 		{
 			name: "IPv6 range whose covering prefix swallows an IPv6 service range is rejected",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "fd00:10:244::/56"), Pending("b", "fd00:10::/56")))
-				in.ServiceCIDRs = append(in.ServiceCIDRs, Service("kubernetes", "fd00:10:96::/112"))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "fd00:10:244::/56"), adapterstest.Pending("b", "fd00:10::/56")))
+				in.ServiceCIDRs = append(in.ServiceCIDRs, adapterstest.Service("kubernetes", "fd00:10:96::/112"))
 				return in
 			}(),
 			rules:  kubeProxy,
@@ -127,29 +144,29 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:   "dual-stack families are covered independently",
-			in:     Input(PodNetwork(Active("v4", "10.244.0.0/16"), Active("v6", "fd00:10:244::/56"), Pending("v4b", "10.245.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("v4", "10.244.0.0/16"), adapterstest.Active("v6", "fd00:10:244::/56"), adapterstest.Pending("v4b", "10.245.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/15",
 			wantV6: "fd00:10:244::/56",
 		},
 		{
 			name:   "a draining range stays covered",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"), Draining("b", "10.245.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Draining("b", "10.245.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/15",
 		},
 		{
 			name:   "a released range no longer widens the prefix",
-			in:     Input(PodNetwork(Active("a", "10.244.0.0/16"), Released("b", "10.245.0.0/16"))),
+			in:     adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Released("b", "10.245.0.0/16"))),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/16",
 		},
 		{
 			name: "a pending range the operator found invalid is neither covered nor answered",
 			in: func() adapters.Input {
-				bad := Pending("bad", "10.96.0.0/12")
+				bad := adapterstest.Pending("bad", "10.96.0.0/12")
 				bad.InvalidReason = v1alpha1.RangeInvalidServiceCIDROverlap
-				return Input(PodNetwork(Active("a", "10.244.0.0/16"), bad))
+				return adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), bad))
 			}(),
 			rules:  kubeProxy,
 			wantV4: "10.244.0.0/16",
@@ -157,7 +174,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "flannel covers node podCIDRs outside every range",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{{Name: "n1", Prefix: netip.MustParsePrefix("10.245.7.0/24")}}
 				return in
 			}(),
@@ -167,7 +184,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "kube-proxy ignores node podCIDRs",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{{Name: "n1", Prefix: netip.MustParsePrefix("10.245.7.0/24")}}
 				return in
 			}(),
@@ -177,7 +194,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "prefixes already in use that break a rule are written, reported, and block new ranges",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "10.245.0.0/16")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.245.0.0/16")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{{Name: "n1", Prefix: netip.MustParsePrefix("10.1.0.0/24")}}
 				return in
 			}(),
@@ -188,7 +205,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "a disabled family rejects its pending ranges",
-			in:   Input(PodNetwork(Pending("a", "10.244.0.0/16"))),
+			in:   adapterstest.Input(adapterstest.PodNetwork(adapterstest.Pending("a", "10.244.0.0/16"))),
 			rules: adapters.Rules{Subject: "flannel", Disabled: map[string]string{
 				"IPv4": "EnableIPv4 is false",
 			}},
@@ -197,7 +214,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "a lone range shorter than the limit gets a size suggestion",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Pending("a", "10.0.0.0/7")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Pending("a", "10.0.0.0/7")))
 				in.ServiceCIDRs = nil
 				return in
 			}(),
@@ -207,7 +224,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "no room left: the existing ranges already span the widest allowed prefix",
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.128.0.0/9"), Pending("b", "10.0.0.0/16")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.128.0.0/9"), adapterstest.Pending("b", "10.0.0.0/16")))
 				return in
 			}(),
 			rules:    kubeProxy,
@@ -252,15 +269,15 @@ func TestDecide(t *testing.T) {
 // adapter accepted keeps priority over one earlier in status order that
 // cannot be taken together with it.
 func TestDecideKeepsAcceptedPendingRanges(t *testing.T) {
-	a, b := Pending("a", "10.0.0.0/16"), Pending("b", "10.128.0.0/16")
+	a, b := adapterstest.Pending("a", "10.0.0.0/16"), adapterstest.Pending("b", "10.128.0.0/16")
 	rules := adapters.Rules{Subject: "kube-proxy (clusterCIDR)"}
 
-	fresh := adapters.Decide(Input(PodNetwork(a, b)), rules)
+	fresh := adapters.Decide(adapterstest.Input(adapterstest.PodNetwork(a, b)), rules)
 	if _, rejected := fresh.Rejected["b"]; !rejected || len(fresh.Rejected) != 1 {
 		t.Fatalf("without earlier acknowledgements, want only b rejected (status order), got %v", fresh.Rejected)
 	}
 
-	in := Input(PodNetwork(a, b))
+	in := adapterstest.Input(adapterstest.PodNetwork(a, b))
 	in.Previous = []v1alpha1.ConsumerRangeStatus{v1alpha1.AckFor(b, v1alpha1.AckAccepted, "applied", metav1.Now())}
 	kept := adapters.Decide(in, rules)
 	if _, rejected := kept.Rejected["a"]; !rejected || len(kept.Rejected) != 1 {

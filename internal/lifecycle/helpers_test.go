@@ -48,8 +48,10 @@ func ack(name, cidr string, phase v1alpha1.RangePhase) v1alpha1.ConsumerRangeSta
 	return v1alpha1.ConsumerRangeStatus{Name: name, CIDR: cidr, Phase: phase, Result: v1alpha1.AckAccepted}
 }
 
-func reject(name, cidr string, phase v1alpha1.RangePhase, msg string) v1alpha1.ConsumerRangeStatus {
-	return v1alpha1.ConsumerRangeStatus{Name: name, CIDR: cidr, Phase: phase, Result: v1alpha1.AckRejected, Message: msg}
+// reject turns an acknowledgement into a rejection with msg.
+func reject(a v1alpha1.ConsumerRangeStatus, msg string) v1alpha1.ConsumerRangeStatus {
+	a.Result, a.Message = v1alpha1.AckRejected, msg
+	return a
 }
 
 func required(name string, acks ...v1alpha1.ConsumerRangeStatus) Consumer {

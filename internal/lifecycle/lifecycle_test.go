@@ -169,7 +169,7 @@ func TestRejection(t *testing.T) {
 	const cidr = "10.244.0.0/16"
 	w := newWorld(specRng("a", cidr)).status(tracked("a", cidr, pending)).consumers(
 		required("x", ack("a", cidr, pending)),
-		required("y", reject("a", cidr, pending, "the CNI config only supports one IPv4 range")),
+		required("y", reject(ack("a", cidr, pending), "the CNI config only supports one IPv4 range")),
 	)
 	w.in.Status.Consumers = []v1alpha1.ConsumerSummary{{Name: "x"}, {Name: "y"}}
 	out := w.step()
@@ -199,7 +199,7 @@ func TestRejection(t *testing.T) {
 	g.Expect(w.step().Events).To(BeEmpty())
 
 	// A new message is a new rejection.
-	w.in.Consumers[1] = required("y", reject("a", cidr, pending, "still no"))
+	w.in.Consumers[1] = required("y", reject(ack("a", cidr, pending), "still no"))
 	g.Expect(reasons(w.step())).To(Equal([]string{EventConsumerRejected}))
 
 	// Once the consumer accepts, the range becomes Active.
@@ -213,7 +213,7 @@ func TestRejection(t *testing.T) {
 func TestNonRequiredConsumerIsShownButNeverBlocks(t *testing.T) {
 	g := NewWithT(t)
 	const cidr = "10.244.0.0/16"
-	w := newWorld(specRng("a", cidr)).consumers(optional("z", reject("a", cidr, pending, "no thanks")))
+	w := newWorld(specRng("a", cidr)).consumers(optional("z", reject(ack("a", cidr, pending), "no thanks")))
 	out := w.step()
 	g.Expect(phaseOf(out, "a")).To(Equal(active))
 	g.Expect(cond(out, v1alpha1.DegradedCondition).Status).To(Equal(metav1.ConditionFalse))
@@ -887,7 +887,7 @@ func beCondition(t string, status metav1.ConditionStatus, reason string) OmegaMa
 func TestRejectionOfDrainingBlocksRelease(t *testing.T) {
 	g := NewWithT(t)
 	const cidr = "10.244.0.0/16"
-	w := newWorld().status(tracked("a", cidr, draining)).consumers(required("x", reject("a", cidr, draining, "cannot reload config")))
+	w := newWorld().status(tracked("a", cidr, draining)).consumers(required("x", reject(ack("a", cidr, draining), "cannot reload config")))
 	w.in.Status.Consumers = []v1alpha1.ConsumerSummary{{Name: "x"}}
 	out := w.step()
 	r := rangeOf(out, "a")

@@ -579,13 +579,13 @@ func joinLines(ls []string) string {
 	return text.Truncate(capitalize(strings.Join(ls, "; ")), maxConditionMessage)
 }
 
-// listWords renders "a, b and c", or "a, b and 3 more" beyond max items.
-func listWords(items []string, max int) string {
+// listWords renders "a, b and c", or "a, b and 3 more" beyond limit items.
+func listWords(items []string, limit int) string {
 	switch {
 	case len(items) == 0:
 		return ""
-	case len(items) > max:
-		return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
+	case len(items) > limit:
+		return strings.Join(items[:limit], ", ") + fmt.Sprintf(" and %d more", len(items)-limit)
 	case len(items) == 1:
 		return items[0]
 	default:

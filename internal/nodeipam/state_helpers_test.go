@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package nodeipam
 
 import (
@@ -10,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
 )
@@ -68,12 +85,11 @@ func (f *stateFixture) allocate(name string) []string {
 	return prefixStrings(a.Blocks)
 }
 
-// allocateAndWrite allocates for a node and records the write as stored.
-func (f *stateFixture) allocateAndWrite(name string) []string {
+// allocateAndWriteA allocates for node "a" and records the write as stored.
+func (f *stateFixture) allocateAndWriteA() {
 	f.t.Helper()
-	blocks := f.allocate(name)
-	f.state.Written(name, types.UID("uid-"+name), cidr.ParseObserved(blocks))
-	return blocks
+	blocks := f.allocate("a")
+	f.state.Written("a", types.UID("uid-a"), cidr.ParseObserved(blocks))
 }
 
 // holdings returns the blocks the allocator holds, by node.

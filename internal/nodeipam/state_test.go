@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package nodeipam
 
 import (
@@ -10,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
 )
@@ -57,7 +74,7 @@ func TestStateAdoption(t *testing.T) {
 		},
 		{
 			name:     "podCIDRs NodeIPAM wrote and already recorded change nothing",
-			before:   func(f *stateFixture) { f.allocateAndWrite("a") },
+			before:   func(f *stateFixture) { f.allocateAndWriteA() },
 			node:     node("a", "10.0.0.0/26"),
 			want:     Observation{},
 			wantHeld: map[string][]string{"a": {"10.0.0.0/26"}},
@@ -115,7 +132,7 @@ func TestStateConflicts(t *testing.T) {
 		},
 		{
 			name:         "adopted podCIDRs overlapping a block NodeIPAM wrote",
-			before:       func(f *stateFixture) { f.allocateAndWrite("a") },
+			before:       func(f *stateFixture) { f.allocateAndWriteA() },
 			node:         node("b", "10.0.0.0/26"),
 			wantFound:    []string{"nodes a (10.0.0.0/26) and b (10.0.0.0/26) have overlapping podCIDRs"},
 			wantReported: []string{"nodes a (10.0.0.0/26) and b (10.0.0.0/26) have overlapping podCIDRs"},
@@ -209,7 +226,7 @@ func TestStateReturnToPool(t *testing.T) {
 	t.Run("a write NodeIPAM already saw stored makes a stale read retry", func(t *testing.T) {
 		g := NewWithT(t)
 		f := openState(t, smallNet())
-		f.allocateAndWrite("a")
+		f.allocateAndWriteA()
 		a, err := f.state.Allocate(node("a"))
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(a.Stale).To(BeTrue())
@@ -264,7 +281,7 @@ func TestStateQuarantine(t *testing.T) {
 			if tt.unwritten {
 				f.allocate("a")
 			} else {
-				f.allocateAndWrite("a")
+				f.allocateAndWriteA()
 			}
 			g.Expect(tt.free(f)).To(Equal(tt.wantReleased))
 			g.Expect(f.quarantined()).To(Equal(tt.wantReleased))

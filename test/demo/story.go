@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -14,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/story"
@@ -92,7 +109,7 @@ func (d *demo) check(c story.Check) error {
 		return nil
 	default:
 		if err := waitFor(c.What, stepTimeout, holds); err != nil {
-			return fmt.Errorf("%w: %v", err, c.Holds(d.env))
+			return fmt.Errorf("%w: %w", err, c.Holds(d.env))
 		}
 		return nil
 	}

@@ -1,5 +1,21 @@
 //go:build e2e
 
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package e2e runs the operator the way it runs in a cluster — the Helm
 // chart installed into a real control plane, the operator binary as two
 // processes with leader election, acting as the chart's ServiceAccount — and
@@ -16,6 +32,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
 	"podnetwork.io/operator/test/cluster"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/story"
@@ -67,11 +84,10 @@ var _ = BeforeSuite(func() {
 })
 
 // helm runs bin/helm against the test cluster and fails the spec on error.
-func helm(args ...string) string {
+func helm(args ...string) {
 	cmd := exec.Command(filepath.Join(root, "bin", "helm"), append(args, "--kubeconfig", controlPlane.Cluster.KubeconfigPath)...)
 	out, err := cmd.CombinedOutput()
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "helm %v: %s", args, out)
-	return string(out)
 }
 
 // managerBinary is the operator binary under test: $E2E_MANAGER, else

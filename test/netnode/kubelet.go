@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package netnode
 
 import (
@@ -138,7 +154,7 @@ func (k *Kubelet) ensure(ctx context.Context, pod *corev1.Pod, node *Node) (*con
 	if err != nil {
 		return nil, err
 	}
-	env, err := k.environment(ctx, pod, &spec)
+	env, err := k.environment(pod, &spec)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +230,7 @@ func (k *Kubelet) Running(node string) map[string]ContainerState {
 
 // environment resolves the container's env: literal values and the
 // downward API fields DaemonSets use, plus the in-cluster API address.
-func (k *Kubelet) environment(ctx context.Context, pod *corev1.Pod, spec *corev1.Container) ([]string, error) {
+func (k *Kubelet) environment(pod *corev1.Pod, spec *corev1.Container) ([]string, error) {
 	env := []string{
 		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"KUBERNETES_SERVICE_HOST=" + k.APIServer.Addr().String(),

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package realconfig
 
 import (
@@ -9,7 +25,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/adapters"
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 	adapterflannel "podnetwork.io/operator/internal/adapters/flannel"
 	adapterkubeproxy "podnetwork.io/operator/internal/adapters/kubeproxy"
 )
@@ -19,8 +35,8 @@ import (
 func TestDualStackPlans(t *testing.T) {
 	// flannel covers the nodes' podCIDRs too: every node has both families.
 	nodes := map[string][]adapters.NamedPrefix{
-		"dualstack.json": {podCIDR("n1", "10.42.1.0/24"), podCIDR("n1", "2001:cafe:42:1::/64")},
-		"upstream.json":  {podCIDR("n1", "10.244.1.0/24"), podCIDR("n1", "fd00:10:244:1::/64")},
+		"dualstack.json": {podCIDR("10.42.1.0/24"), podCIDR("2001:cafe:42:1::/64")},
+		"upstream.json":  {podCIDR("10.244.1.0/24"), podCIDR("fd00:10:244:1::/64")},
 	}
 	tests := []struct {
 		name, program, file string
@@ -31,29 +47,29 @@ func TestDualStackPlans(t *testing.T) {
 	}{
 		{
 			name: "kubeadm grows both families", program: "kube-proxy", file: "kubeadm.yaml",
-			ranges: []v1alpha1.RangeStatus{Active("a", "10.244.0.0/16"), Pending("b", "10.245.0.0/16"), Active("v6", "fd00:10:244::/56"), Pending("v6b", "fd00:10:244:100::/56")},
+			ranges: []v1alpha1.RangeStatus{adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.245.0.0/16"), adapterstest.Active("v6", "fd00:10:244::/56"), adapterstest.Pending("v6b", "fd00:10:244:100::/56")},
 			want:   []string{"10.244.0.0/15", "fd00:10:244::/55"},
 		},
 		{
 			name: "kubeadm dual-stack grows IPv6", program: "kube-proxy", file: "kubeadm-dualstack.yaml",
-			ranges: []v1alpha1.RangeStatus{Active("a", "10.244.0.0/16"), Active("v6", "fd00:10:244::/56"), Pending("v6b", "fd00:10:244:100::/56")},
+			ranges: []v1alpha1.RangeStatus{adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Active("v6", "fd00:10:244::/56"), adapterstest.Pending("v6b", "fd00:10:244:100::/56")},
 			want:   []string{"10.244.0.0/16", "fd00:10:244::/55"},
 		},
 		{
 			name: "hand-edited file gains IPv6", program: "kube-proxy", file: "hand-edited.yaml",
-			ranges: []v1alpha1.RangeStatus{Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56")},
+			ranges: []v1alpha1.RangeStatus{adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56")},
 			want:   []string{"10.244.0.0/16", "fd00:10:244::/56"},
 		},
 		{
 			name: "dual-stack flannel grows both families", program: "flannel", file: "dualstack.json",
-			ranges: []v1alpha1.RangeStatus{Active("a", "10.42.0.0/16"), Pending("b", "10.43.0.0/16"), Active("v6", "2001:cafe:42::/56"), Pending("v6b", "2001:cafe:42:100::/56")},
+			ranges: []v1alpha1.RangeStatus{adapterstest.Active("a", "10.42.0.0/16"), adapterstest.Pending("b", "10.43.0.0/16"), adapterstest.Active("v6", "2001:cafe:42::/56"), adapterstest.Pending("v6b", "2001:cafe:42:100::/56")},
 			want:   []string{"10.42.0.0/15", "2001:cafe:42::/55"},
 		},
 		{
 			// Whether the adapter may turn IPv6 on here is its own rule;
 			// whatever it writes must load.
 			name: "IPv4 flannel with dual-stack nodes offered IPv6", program: "flannel", file: "upstream.json",
-			ranges: []v1alpha1.RangeStatus{Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56")},
+			ranges: []v1alpha1.RangeStatus{adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56")},
 		},
 	}
 	for _, tt := range tests {
@@ -64,7 +80,7 @@ func TestDualStackPlans(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := Input(PodNetwork(tt.ranges...))
+			in := adapterstest.Input(adapterstest.PodNetwork(tt.ranges...))
 			in.NodePodCIDRs = nodes[tt.file]
 			planned := plan(t, tt.program, string(text), in)
 			path := filepath.Join(t.TempDir(), tt.file)
@@ -152,6 +168,7 @@ func programNamed(t *testing.T, name string) program {
 	return program{}
 }
 
-func podCIDR(node, cidr string) adapters.NamedPrefix {
-	return adapters.NamedPrefix{Name: node, Prefix: netip.MustParsePrefix(cidr)}
+// podCIDR is the pod CIDR cidr of node n1, the one node of the golden inputs.
+func podCIDR(cidr string) adapters.NamedPrefix {
+	return adapters.NamedPrefix{Name: "n1", Prefix: netip.MustParsePrefix(cidr)}
 }

@@ -30,9 +30,10 @@ import (
 	"net/netip"
 	"sync"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"podnetwork.io/operator/api/consumer"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 // Name is the plugin's PodNetworkConsumer and field manager.

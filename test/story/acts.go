@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package story
 
 import (
@@ -7,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	nodeipamctrl "podnetwork.io/operator/controllers/nodeipam"
 	"podnetwork.io/operator/test/framework"
@@ -14,7 +31,7 @@ import (
 
 // Acts is the story, in order.
 func Acts(e *Env) []Act {
-	return []Act{activate(e), fill(e), retire(e)}
+	return []Act{activate(e), fill(e), retire()}
 }
 
 // activate: one small range goes Pending → Active; nodes join and get blocks.
@@ -83,7 +100,7 @@ func fill(e *Env) Act {
 }
 
 // retire: the first range is removed; its nodes are replaced.
-func retire(e *Env) Act {
+func retire() Act {
 	total := firstBlocks + waitingNodes
 	return Act{
 		Title: "drains a removed range until its nodes are replaced, then releases and purges it",

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package flannel_test
 
 import (
@@ -8,8 +24,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"podnetwork.io/operator/internal/adapters"
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 	"podnetwork.io/operator/internal/adapters/flannel"
 )
 
@@ -34,7 +51,7 @@ func TestPlan(t *testing.T) {
 		{
 			name:        "Network grows to cover a pending range",
 			config:      upstream,
-			in:          Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("b", "10.245.0.0/16"))),
+			in:          adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("b", "10.245.0.0/16"))),
 			wantNetwork: "10.244.0.0/15",
 			wantSummary: "Network 10.244.0.0/15",
 		},
@@ -42,7 +59,7 @@ func TestPlan(t *testing.T) {
 			name:   "Network never shrinks below a node podCIDR in use",
 			config: strings.Replace(upstream, "10.244.0.0/16", "10.244.0.0/15", 1),
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Released("b", "10.245.0.0/16")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Released("b", "10.245.0.0/16")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n1", "10.244.3.0/24"), podCIDR("old", "10.245.9.0/24")}
 				return in
 			}(),
@@ -52,13 +69,13 @@ func TestPlan(t *testing.T) {
 		{
 			name:        "Network shrinks once the released range's podCIDRs are gone",
 			config:      strings.Replace(upstream, "10.244.0.0/16", "10.244.0.0/15", 1),
-			in:          Input(PodNetwork(Active("a", "10.244.0.0/16"), Released("b", "10.245.0.0/16"))),
+			in:          adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Released("b", "10.245.0.0/16"))),
 			wantNetwork: "10.244.0.0/16",
 		},
 		{
 			name:        "an IPv6 range adds IPv6Network and turns EnableIPv6 on",
 			config:      upstream,
-			in:          Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56"))),
+			in:          adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56"))),
 			wantNetwork: "10.244.0.0/16",
 			wantIPv6:    "fd00:10:244::/56",
 			wantIPv6On:  true,
@@ -67,7 +84,7 @@ func TestPlan(t *testing.T) {
 		{
 			name:          "a family with nothing to cover keeps its value",
 			config:        upstream,
-			in:            Input(PodNetwork(Released("a", "10.244.0.0/16"))),
+			in:            adapterstest.Input(adapterstest.PodNetwork(adapterstest.Released("a", "10.244.0.0/16"))),
 			wantNetwork:   "10.244.0.0/16",
 			wantUntouched: true,
 		},
@@ -75,7 +92,7 @@ func TestPlan(t *testing.T) {
 			name:   "an IPv6 range is rejected while a node running flannel has only an IPv4 podCIDR",
 			config: upstream,
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n1", "10.244.1.0/24"), podCIDR("n2", "10.244.2.0/24"),
 					podCIDR("n2", "fd00:10:244::/64"), podCIDR("gone", "10.244.3.0/24")}
 				in.RunningOn = []string{"n1", "n2", "new"}
@@ -91,7 +108,7 @@ func TestPlan(t *testing.T) {
 			name:   "an IPv6 range is accepted once every node running flannel has an IPv6 podCIDR",
 			config: upstream,
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Pending("v6", "fd00:10:244::/56")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n2", "10.244.2.0/24"), podCIDR("n2", "fd00:10:244::/64")}
 				in.RunningOn = []string{"n2", "no-podcidr-yet"}
 				return in
@@ -104,7 +121,7 @@ func TestPlan(t *testing.T) {
 			name:   "a dual-stack flannel takes a second IPv6 range whatever the nodes hold",
 			config: read(t, "dualstack.json"),
 			in: func() adapters.Input {
-				in := Input(PodNetwork(Active("a", "10.244.0.0/16"), Active("v6", "fd00:10:244::/56"), Pending("v6b", "fd00:10:244:100::/56")))
+				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Active("v6", "fd00:10:244::/56"), adapterstest.Pending("v6b", "fd00:10:244:100::/56")))
 				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n1", "10.244.1.0/24")}
 				in.RunningOn = []string{"n1"}
 				return in
@@ -116,7 +133,7 @@ func TestPlan(t *testing.T) {
 		{
 			name:          "IPv4 ranges are rejected while EnableIPv4 is false",
 			config:        `{"EnableIPv4": false, "EnableIPv6": true, "IPv6Network": "fd00::/48", "Backend": {"Type": "vxlan"}}`,
-			in:            Input(PodNetwork(Pending("v4", "10.244.0.0/16"))),
+			in:            adapterstest.Input(adapterstest.PodNetwork(adapterstest.Pending("v4", "10.244.0.0/16"))),
 			wantIPv6:      "fd00::/48",
 			wantIPv6On:    true,
 			wantRejected:  "v4",

@@ -1,10 +1,26 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package kubeproxy_test
 
 import (
 	"strings"
 	"testing"
 
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
 )
 
@@ -34,16 +50,16 @@ func TestPlan(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pn := PodNetwork()
+			pn := adapterstest.PodNetwork()
 			for _, r := range tt.ranges {
 				name, cidr, _ := strings.Cut(r, "=")
 				if p, ok := strings.CutPrefix(name, "+"); ok {
-					pn.Status.Ranges = append(pn.Status.Ranges, Pending(p, cidr))
+					pn.Status.Ranges = append(pn.Status.Ranges, adapterstest.Pending(p, cidr))
 				} else {
-					pn.Status.Ranges = append(pn.Status.Ranges, Active(name, cidr))
+					pn.Status.Ranges = append(pn.Status.Ranges, adapterstest.Active(name, cidr))
 				}
 			}
-			plan, err := kubeproxy.Plan(tt.config, Input(pn))
+			plan, err := kubeproxy.Plan(tt.config, adapterstest.Input(pn))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)

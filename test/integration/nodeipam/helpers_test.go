@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package nodeipam_test
 
 import (
@@ -16,11 +32,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
 	nodeipamctrl "podnetwork.io/operator/controllers/nodeipam"
 	"podnetwork.io/operator/test/framework"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // leaseNamespace holds the leader-election Lease in the specs that elect.
@@ -115,7 +132,7 @@ func replaceRanges(rs ...podnetworkv1alpha1.PodCIDRRange) {
 
 // createNodes creates count nodes named prefix-0 ... concurrently and
 // returns their names.
-func createNodes(prefix string, count int, labels map[string]string) []string {
+func createNodes(prefix string, count int) []string {
 	GinkgoHelper()
 	names := make([]string, count)
 	errs := make(chan error, count)
@@ -125,7 +142,7 @@ func createNodes(prefix string, count int, labels map[string]string) []string {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Labels(labels).Obj())
+			errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Obj())
 		}()
 	}
 	wg.Wait()

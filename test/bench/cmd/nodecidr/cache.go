@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -17,6 +33,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"podnetwork.io/operator/test/cluster"
 )
 
@@ -64,7 +81,7 @@ func (b *bench) measureCache(ctx context.Context, n int) cacheResult {
 	progress("cache: created in %s; starting the operator", cr.create.Round(time.Second))
 	cr.ours = b.cacheOurs(ctx, cr.mask)
 	progress("cache: operator %+v; starting kube-controller-manager", cr.ours)
-	cr.kcm = b.cacheKCM(ctx, cr.mask)
+	cr.kcm = b.cacheKCM(cr.mask)
 	progress("cache: kube-controller-manager %+v", cr.kcm)
 	return cr
 }
@@ -97,7 +114,7 @@ func (b *bench) cacheOurs(ctx context.Context, mask int) cacheUsage {
 	return settle(p, u)
 }
 
-func (b *bench) cacheKCM(ctx context.Context, mask int) cacheUsage {
+func (b *bench) cacheKCM(mask int) cacheUsage {
 	start := time.Now()
 	p, err := b.cluster.RunControllerManager(cluster.ControllerManagerOptions{
 		Name: "cache-kcm", Controllers: []string{"nodeipam"},

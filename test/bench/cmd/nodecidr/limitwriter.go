@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -46,8 +62,11 @@ func runLimitWriter(kubeconfig string, writers int, clusterCIDR string, mask int
 		return fmt.Errorf("creating client: %w", err)
 	}
 	prefix, err := netip.ParsePrefix(clusterCIDR)
-	if err != nil || !prefix.Addr().Is4() {
-		return fmt.Errorf("limit writer needs an IPv4 cluster CIDR, got %q: %v", clusterCIDR, err)
+	if err != nil {
+		return fmt.Errorf("limit writer needs an IPv4 cluster CIDR, got %q: %w", clusterCIDR, err)
+	}
+	if !prefix.Addr().Is4() {
+		return fmt.Errorf("limit writer needs an IPv4 cluster CIDR, got %q", clusterCIDR)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -22,10 +22,11 @@ import (
 	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/test/sampleplugin"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/test/sampleplugin"
 )
 
 func main() {
