@@ -51,7 +51,7 @@ func FuzzTruncate(f *testing.F) {
 	f.Add(strings.Repeat("é", 600), 1024)
 	f.Fuzz(func(t *testing.T, s string, n int) {
 		if n < 0 || n > 4096 || !utf8.ValidString(s) {
-			t.Skip()
+			t.Skip("outside Truncate's contract: valid UTF-8 and a bound in 0..4096")
 		}
 		got := Truncate(s, n)
 		if len(got) > n || !utf8.ValidString(got) {
