@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -75,9 +76,14 @@ func writeOutputs(o buildOptions, idx v1.ImageIndex) error {
 }
 
 // refAnnotations names the image in index.json the way containerd
-// normalizes references (podnetwork-operator:dev is
-// docker.io/library/podnetwork-operator:dev), which is also how the kubelet
-// looks up the chart's image in containerd's store.
+// normalizes references (podnetwork-operator:dev is library/
+// podnetwork-operator:dev on the default registry, which containerd spells
+// without the "index." of go-containerregistry's name.DefaultRegistry),
+// which is also how the kubelet looks up the chart's image in containerd's
+// store.
+// containerdDefaultRegistry is how containerd spells the default registry.
+var containerdDefaultRegistry = strings.TrimPrefix(name.DefaultRegistry, "index.")
+
 func refAnnotations(ref string) (map[string]string, error) {
 	tag, err := name.NewTag(ref)
 	if err != nil {
@@ -85,7 +91,7 @@ func refAnnotations(ref string) (map[string]string, error) {
 	}
 	registry := tag.RegistryStr()
 	if registry == name.DefaultRegistry {
-		registry = "docker.io"
+		registry = containerdDefaultRegistry
 	}
 	return map[string]string{
 		annotationImageName: registry + "/" + tag.RepositoryStr() + ":" + tag.TagStr(),

@@ -20,9 +20,9 @@ import "testing"
 
 func TestRefAnnotations(t *testing.T) {
 	for ref, want := range map[string]string{
-		"podnetwork-operator:dev":                    "docker.io/library/podnetwork-operator:dev",
-		"podnetwork-operator":                        "docker.io/library/podnetwork-operator:latest",
-		"example/podnetwork-operator:1.0.0":          "docker.io/example/podnetwork-operator:1.0.0",
+		"podnetwork-operator:dev":                    containerdDefaultRegistry + "/library/podnetwork-operator:dev",
+		"podnetwork-operator":                        containerdDefaultRegistry + "/library/podnetwork-operator:latest",
+		"example/podnetwork-operator:1.0.0":          containerdDefaultRegistry + "/example/podnetwork-operator:1.0.0",
 		"registry.example/podnetwork-operator:0.2.0": "registry.example/podnetwork-operator:0.2.0",
 		"localhost:5000/team/podnetwork-operator:x":  "localhost:5000/team/podnetwork-operator:x",
 	} {

@@ -108,7 +108,7 @@ func TestTarball(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		`"io.containerd.image.name": "docker.io/library/podnetwork-operator:0.0.0-test"`,
+		`"io.containerd.image.name": "` + containerdDefaultRegistry + `/library/podnetwork-operator:0.0.0-test"`,
 		`"org.opencontainers.image.ref.name": "0.0.0-test"`,
 	} {
 		if !strings.Contains(string(index), want) {
