@@ -51,19 +51,19 @@ func main() {
 
 	switch limit, ok, err := memlimit.SoftLimit(os.Getenv); {
 	case err != nil:
-		log.Error(err, "Ignoring the container's memory limit")
+		log.Error(err, "ignoring the container's memory limit")
 	case ok:
 		debug.SetMemoryLimit(limit)
-		log.Info("Set the Go runtime's soft memory limit from the container's", "bytes", limit, "fraction", memlimit.Fraction)
+		log.Info("set the Go runtime's soft memory limit from the container's", "bytes", limit, "fraction", memlimit.Fraction)
 	}
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
-		log.Error(err, "Unable to load a kubeconfig")
+		log.Error(err, "unable to load a kubeconfig")
 		os.Exit(1)
 	}
 	if err := controllers.Run(ctrl.SetupSignalHandler(), cfg, opts); err != nil {
-		log.Error(err, "Manager stopped with an error")
+		log.Error(err, "manager stopped with an error")
 		os.Exit(1)
 	}
 }

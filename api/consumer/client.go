@@ -80,7 +80,7 @@ func (c *Client) Registration(spec v1alpha1.PodNetworkConsumerSpec) manager.Runn
 		err := wait.PollUntilContextCancel(ctx, registerRetry, true, func(ctx context.Context) (bool, error) {
 			if err := c.Register(ctx, spec); err != nil {
 				// Retried here rather than returned: a returned error would stop the manager.
-				ctrl.LoggerFrom(ctx).Error(err, "Registering PodNetworkConsumer failed; retrying", "podNetworkConsumer", c.Name)
+				ctrl.LoggerFrom(ctx).Error(err, "registering PodNetworkConsumer failed; retrying", "podNetworkConsumer", c.Name)
 				return false, nil
 			}
 			return true, nil

@@ -86,7 +86,7 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		if err := r.writeConfig(ctx, s.cm, plan.Config); err != nil {
 			return out, err
 		}
-		ctrl.LoggerFrom(ctx).Info("Rewrote the component configuration", "adapter", r.Consumer, "configMap", r.ConfigMap.String(), "value", plan.Summary)
+		ctrl.LoggerFrom(ctx).Info("rewrote the component configuration", "adapter", r.Consumer, "configMap", r.ConfigMap.String(), "value", plan.Summary)
 	}
 	hash := adaptercore.ConfigHash(plan.Config)
 	if rollout.TemplateHash(s.ds) != hash {
@@ -97,7 +97,7 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		if err := r.startRollout(ctx, s.ds, hash, rollout.LastChange(s.cm)); err != nil {
 			return out, err
 		}
-		ctrl.LoggerFrom(ctx).Info("Started a rollout", "adapter", r.Consumer, "daemonSet", r.DaemonSet.String(), "configHash", hash)
+		ctrl.LoggerFrom(ctx).Info("started a rollout", "adapter", r.Consumer, "daemonSet", r.DaemonSet.String(), "configHash", hash)
 	}
 	if p := rollout.Check(s.ds, s.pods, hash); !p.Done {
 		return wait(adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", plan.Summary, p.Message))

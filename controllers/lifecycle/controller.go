@@ -101,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := setFinalizers(ctx, r.Client, pn, want); err != nil {
 			return reconcile.Result{}, ignoreFinalizersChanged(err)
 		}
-		ctrl.LoggerFrom(ctx).Info("Every range released; PodNetwork may be deleted")
+		ctrl.LoggerFrom(ctx).Info("every range released; PodNetwork may be deleted")
 	}
 	return reconcile.Result{RequeueAfter: out.RequeueAfter}, nil
 }

@@ -95,7 +95,7 @@ func (r *NetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.Pod
 	}
 	logConfigProblems(ctx, res.Problems)
 	if res.Retry {
-		ctrl.LoggerFrom(ctx).V(1).Info("Applied PodNetwork to the node allocator",
+		ctrl.LoggerFrom(ctx).V(1).Info("applied PodNetwork to the node allocator",
 			"ranges", len(res.Config.Ranges), "candidates", len(res.Config.Candidates),
 			"recycleDelay", res.Config.RecycleDelay, "whenExhausted", res.Config.WhenExhausted.String())
 		r.signals.retryNodes()
@@ -110,9 +110,9 @@ func logConfigProblems(ctx context.Context, problems []nodeipamcore.ConfigProble
 	log := ctrl.LoggerFrom(ctx)
 	for _, p := range problems {
 		if p.Selector {
-			log.Info("Range nodeSelector has invalid terms, which match no node", "range", p.Range, "reason", p.Reason)
+			log.Info("range nodeSelector has invalid terms, which match no node", "range", p.Range, "reason", p.Reason)
 		} else {
-			log.Info("Range cannot be used by the node allocator", "range", p.Range, "reason", p.Reason)
+			log.Info("range cannot be used by the node allocator", "range", p.Range, "reason", p.Reason)
 		}
 	}
 }

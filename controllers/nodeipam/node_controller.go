@@ -87,13 +87,13 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	}
 	node, err := r.readNode(ctx, req.Name)
 	if apierrors.IsNotFound(err) {
-		r.released(ctx, r.state.Gone(req.Name), "Released podCIDRs of a deleted node")
+		r.released(ctx, r.state.Gone(req.Name), "released podCIDRs of a deleted node")
 		return reconcile.Result{}, nil
 	}
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	r.released(ctx, r.state.Replaced(node.Name, node.UID), "Released podCIDRs of a replaced node object")
+	r.released(ctx, r.state.Replaced(node.Name, node.UID), "released podCIDRs of a replaced node object")
 	if len(node.Spec.PodCIDRs) > 0 {
 		r.observe(ctx, node)
 		return reconcile.Result{}, nil
@@ -132,10 +132,10 @@ func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) {
 	}
 	log := ctrl.LoggerFrom(ctx)
 	if o.Adopted {
-		log.V(1).Info("Adopted podCIDRs NodeIPAM did not assign", "podCIDRs", o.PodCIDRs)
+		log.V(1).Info("adopted podCIDRs NodeIPAM did not assign", "podCIDRs", o.PodCIDRs)
 	}
 	for _, c := range o.Conflicts {
-		log.Info("Node has a podCIDR overlapping another node's: another allocator is at work",
+		log.Info("node has a podCIDR overlapping another node's: another allocator is at work",
 			"podCIDR", c.Prefix, "otherNode", c.Other, "otherPodCIDR", c.OtherPrefix, "conflict", c.String())
 	}
 	r.signals.reconcileNetwork()
@@ -187,7 +187,7 @@ func (r *NodeReconciler) write(ctx context.Context, node *corev1.Node, blocks []
 	case err == nil:
 		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
 		r.signals.reconcileNetwork()
-		ctrl.LoggerFrom(ctx).Info("Assigned podCIDRs", "podCIDRs", cidrs)
+		ctrl.LoggerFrom(ctx).Info("assigned podCIDRs", "podCIDRs", cidrs)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
 		r.rejected(node.Name)
@@ -256,7 +256,7 @@ func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, all
 		r.Metrics.CIDRNotAvailable()
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("No podCIDR available for node", "candidates", alloc.Families,
+	ctrl.LoggerFrom(ctx).V(1).Info("no podCIDR available for node", "candidates", alloc.Families,
 		"reasons", ue.Reasons, "retryIn", retry, "eventEmitted", emit)
 	return reconcile.Result{RequeueAfter: retry}, nil
 }

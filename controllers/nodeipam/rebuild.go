@@ -64,7 +64,7 @@ func (r *rebuilder) Start(ctx context.Context) error {
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Cap: time.Minute, Steps: math.MaxInt32}
 	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
 		if err := r.rebuild(ctx); err != nil {
-			log.Error(err, "Rebuilding the node allocator failed; retrying")
+			log.Error(err, "rebuilding the node allocator failed; retrying")
 			return false, nil
 		}
 		return true, nil
@@ -111,9 +111,9 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	logConfigProblems(ctx, sum.Problems)
 	log := ctrl.LoggerFrom(ctx)
 	for _, c := range sum.Conflicts {
-		log.Info("Nodes have overlapping podCIDRs: another allocator is or was at work", "conflict", c.String())
+		log.Info("nodes have overlapping podCIDRs: another allocator is or was at work", "conflict", c.String())
 	}
-	log.Info("Rebuilt the node allocator from the API; allocating",
+	log.Info("rebuilt the node allocator from the API; allocating",
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
 		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "ranges", sum.Ranges, "duration", time.Since(start))
 	return nil
