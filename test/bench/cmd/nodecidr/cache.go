@@ -169,7 +169,7 @@ func rebuildDuration(logPath string) string {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		if !strings.Contains(sc.Text(), "Rebuilt the node allocator") {
+		if !strings.Contains(sc.Text(), "rebuilt the node allocator") {
 			continue
 		}
 		var entry map[string]any
