@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,8 +40,25 @@ var _ = Describe("The podnetwork.io CRDs on a real apiserver", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pn), got)).To(Succeed())
 		Expect(got.Spec.Ranges).To(HaveLen(1))
 		Expect(got.Spec.Ranges[0].CIDR).To(Equal("10.244.0.0/16"))
-		Expect(got.Spec.Allocation.RecycleDelaySeconds).To(Equal(ptr.To[int32](60)), "the apiserver applies the CRD default")
-		Expect(got.Spec.Allocation.WhenExhausted).To(Equal(podnetworkv1alpha1.WhenExhaustedPolicy("Wait")))
+		Expect(got.Spec.Allocation).To(Equal(&podnetworkv1alpha1.AllocationPolicy{
+			RecycleDelaySeconds: ptr.To[int32](60), WhenExhausted: podnetworkv1alpha1.WhenExhaustedWait,
+		}), "the apiserver applies the CRD default")
+		Expect(got.Status.ObservedGeneration).To(HaveValue(BeZero()), "status defaults to observedGeneration 0")
+	})
+
+	It("defaults a PodNetwork created without spec to the allocation defaults", func() {
+		pn := framework.PodNetwork().Obj()
+		Expect(k8sClient.Create(ctx, pn)).To(Succeed())
+		DeferCleanup(func() {
+			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, pn))).To(Succeed())
+		})
+
+		got := &podnetworkv1alpha1.PodNetwork{}
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(pn), got)).To(Succeed())
+		Expect(got.Spec.Ranges).To(BeEmpty())
+		Expect(got.Spec.Allocation).To(Equal(&podnetworkv1alpha1.AllocationPolicy{
+			RecycleDelaySeconds: ptr.To[int32](60), WhenExhausted: podnetworkv1alpha1.WhenExhaustedWait,
+		}), "spec defaults to an allocation with its defaults")
 	})
 
 	It("rejects a PodNetwork not named default with a message that says why", func() {
@@ -57,5 +75,16 @@ var _ = Describe("The podnetwork.io CRDs on a real apiserver", func() {
 		got := &podnetworkv1alpha1.PodNetworkConsumer{}
 		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(c), got)).To(Succeed())
 		Expect(got.Spec.Required).To(Equal(ptr.To(true)))
+		Expect(got.Status.ObservedGeneration).To(HaveValue(BeZero()), "status defaults to observedGeneration 0")
+	})
+
+	It("refuses an empty message: an optional text is left out, not written empty", func() {
+		c := framework.Consumer("crd-empty-message").Obj()
+		Expect(k8sClient.Create(ctx, c)).To(Succeed())
+		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, c)).To(Succeed()) })
+		patch := []byte(`{"status":{"ranges":[{"name":"a","cidr":"10.244.0.0/16","phase":"Pending","result":"Accepted","message":""}]}}`)
+		err := k8sClient.Status().Patch(ctx, c, client.RawPatch(types.MergePatchType, patch))
+		Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		Expect(err.Error()).To(ContainSubstring("status.ranges[0].message"))
 	})
 })

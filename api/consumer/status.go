@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -68,7 +69,7 @@ type Update struct {
 // condition (other conditions kept), and observedGeneration.
 func Status(self *v1alpha1.PodNetworkConsumer, u Update) v1alpha1.PodNetworkConsumerStatus {
 	status := v1alpha1.PodNetworkConsumerStatus{
-		ObservedGeneration: self.Generation,
+		ObservedGeneration: ptr.To(self.Generation),
 		Conditions:         slices.Clone(self.Status.Conditions),
 		Ranges:             self.Status.Ranges,
 	}

@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -68,8 +69,8 @@ func TestStatus(t *testing.T) {
 					t.Errorf("ack of %s = %q, want %q", k, got[k], v)
 				}
 			}
-			if st.ObservedGeneration != 4 {
-				t.Errorf("observedGeneration %d, want 4", st.ObservedGeneration)
+			if got := ptr.Deref(st.ObservedGeneration, -1); got != 4 {
+				t.Errorf("observedGeneration %d, want 4", got)
 			}
 			ready := meta.FindStatusCondition(st.Conditions, v1alpha1.ConsumerReadyCondition)
 			if ready == nil || ready.Status != tt.u.Ready.Status || ready.Reason != tt.u.Ready.Reason || ready.ObservedGeneration != 4 {

@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 const (
@@ -191,7 +192,7 @@ type PodCIDRRange struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=126
-	NodeMaskSize *int32 `json:"nodeMaskSize,omitempty"`
+	NodeMaskSize int32 `json:"nodeMaskSize,omitempty"`
 
 	// nodeSelector restricts the nodes that receive blocks from this range.
 	// When unset every node may. It may be changed at any time: it only
@@ -210,8 +211,8 @@ func (r *PodCIDRRange) Prefix() (netip.Prefix, error) {
 // DefaultIPv6NodeMaskSize for IPv6. It returns 0 when nodeMaskSize is unset and
 // cidr cannot be parsed.
 func (r *PodCIDRRange) EffectiveNodeMaskSize() int32 {
-	if r.NodeMaskSize != nil {
-		return *r.NodeMaskSize
+	if r.NodeMaskSize != 0 {
+		return r.NodeMaskSize
 	}
 	p, err := r.Prefix()
 	if err != nil {
@@ -256,12 +257,14 @@ type AllocationPolicy struct {
 	WhenExhausted WhenExhaustedPolicy `json:"whenExhausted,omitempty"`
 }
 
-// PodNetworkSpec declares the pod network of the cluster.
+// PodNetworkSpec declares the pod network of the cluster. It is never empty
+// once stored: the apiserver defaults allocation.
 //
 // The overlap rule compares every pair of ranges once (a.name < b.name); at 64
 // ranges that is 2016 comparisons, well inside the CEL cost limits.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.ranges) || self.ranges.all(a, self.ranges.all(b, a.name >= b.name || !isCIDR(a.cidr) || !isCIDR(b.cidr) || !(cidr(a.cidr).containsCIDR(cidr(b.cidr)) || cidr(b.cidr).containsCIDR(cidr(a.cidr))) || (cidr(a.cidr).prefixLength() != cidr(b.cidr).prefixLength() && (has(a.nodeMaskSize) ? a.nodeMaskSize : (cidr(a.cidr).ip().family() == 4 ? 24 : 64)) == (has(b.nodeMaskSize) ? b.nodeMaskSize : (cidr(b.cidr).ip().family() == 4 ? 24 : 64)))))",message="ranges must not overlap; the only exception is a range that strictly contains other ranges of the same IP family with the same nodeMaskSize (expansion in place)"
+// +kubebuilder:validation:MinProperties=1
 type PodNetworkSpec struct {
 	// ranges are the pod CIDR ranges of the cluster, keyed by name. A range
 	// added here starts Pending and becomes Active once every required
@@ -273,10 +276,12 @@ type PodNetworkSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	Ranges []PodCIDRRange `json:"ranges,omitempty"`
 
-	// allocation tunes how NodeIPAM recycles node blocks.
+	// allocation tunes how NodeIPAM recycles node blocks. The apiserver
+	// defaults it, so a stored PodNetwork always has it with every field
+	// set; an empty allocation is valid and means the defaults.
 	// +optional
 	// +kubebuilder:default={}
-	Allocation AllocationPolicy `json:"allocation,omitzero"`
+	Allocation *AllocationPolicy `json:"allocation,omitempty"`
 }
 
 // RangeRejection is a consumer's refusal of the current phase of a range.
@@ -287,34 +292,53 @@ type RangeRejection struct {
 	// +kubebuilder:validation:MaxLength=63
 	Consumer string `json:"consumer,omitempty"`
 
-	// message is the consumer's explanation.
+	// message is the consumer's explanation. It is left out, never empty,
+	// when the consumer gave none.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 }
 
-// RangeUsage counts the node blocks of a range. NodeIPAM reports it.
+// RangeUsage counts the node blocks of a range. NodeIPAM reports every count,
+// 0 included (NewRangeUsage builds one).
 type RangeUsage struct {
-	// capacity is the number of node blocks in the range.
+	// capacity is the number of node blocks in the range; a range has at
+	// least one (nodeMaskSize is at least the prefix length of cidr).
 	// +required
-	// +kubebuilder:validation:Minimum=0
-	Capacity int64 `json:"capacity"`
+	// +kubebuilder:validation:Minimum=1
+	Capacity int64 `json:"capacity,omitempty"`
 
 	// allocated is the number of blocks held by nodes.
 	// +required
 	// +kubebuilder:validation:Minimum=0
-	Allocated int64 `json:"allocated"`
+	Allocated *int64 `json:"allocated,omitempty"`
 
 	// free is the number of blocks that can be handed out now.
 	// +required
 	// +kubebuilder:validation:Minimum=0
-	Free int64 `json:"free"`
+	Free *int64 `json:"free,omitempty"`
 
 	// quarantined is the number of freed blocks still waiting out
 	// recycleDelaySeconds.
 	// +required
 	// +kubebuilder:validation:Minimum=0
-	Quarantined int64 `json:"quarantined"`
+	Quarantined *int64 `json:"quarantined,omitempty"`
+}
+
+// IsZero reports whether u is unset: NodeIPAM has not reported the range.
+func (u RangeUsage) IsZero() bool {
+	return u == RangeUsage{}
+}
+
+// NewRangeUsage returns the usage with the given counts, every one set.
+func NewRangeUsage(capacity, allocated, free, quarantined int64) RangeUsage {
+	return RangeUsage{
+		Capacity:    capacity,
+		Allocated:   ptr.To(allocated),
+		Free:        ptr.To(free),
+		Quarantined: ptr.To(quarantined),
+	}
 }
 
 // RangeStatus is the operator's record of one range.
@@ -350,7 +374,7 @@ type RangeStatus struct {
 
 	// phaseSince is when the range entered its current phase.
 	// +optional
-	PhaseSince metav1.Time `json:"phaseSince,omitzero"`
+	PhaseSince *metav1.Time `json:"phaseSince,omitempty"`
 
 	// awaiting lists the required consumers whose acknowledgement of the
 	// current phase the next transition waits for.
@@ -377,11 +401,14 @@ type RangeStatus struct {
 
 	// invalidMessage explains invalidReason.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	InvalidMessage string `json:"invalidMessage,omitempty"`
 
-	// message says in words what the range waits for, if anything.
+	// message says in words what the range waits for; it is left out when
+	// the range waits for nothing.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 
@@ -389,12 +416,13 @@ type RangeStatus struct {
 	// one, if any. Node blocks of this range stay valid under that range, so
 	// removing this range from the spec releases it without replacing nodes.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	CoveredBy string `json:"coveredBy,omitempty"`
 
 	// usage counts the node blocks of the range, as reported by NodeIPAM.
 	// +optional
-	Usage *RangeUsage `json:"usage,omitempty"`
+	Usage RangeUsage `json:"usage,omitzero"`
 
 	// holders lists the first nodes (sorted by name, at most 20) that hold a
 	// pod CIDR inside this Draining range and outside every other Active
@@ -406,9 +434,9 @@ type RangeStatus struct {
 	Holders []string `json:"holders,omitempty"`
 
 	// holderCount is the number of nodes counted in holders, including the
-	// ones not listed.
+	// ones not listed. It is left out when there are none.
 	// +optional
-	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Minimum=1
 	HolderCount int32 `json:"holderCount,omitempty"`
 }
 
@@ -435,8 +463,9 @@ type ConsumerSummary struct {
 	InSync bool `json:"inSync"`
 
 	// message lists the ranges the consumer has not acknowledged yet and the
-	// ones it rejected.
+	// ones it rejected; it is left out when there are none.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 }
@@ -452,7 +481,7 @@ type QuarantinedBlock struct {
 
 	// freedAt is when the block was freed.
 	// +required
-	FreedAt metav1.Time `json:"freedAt,omitzero"`
+	FreedAt *metav1.Time `json:"freedAt,omitempty"`
 }
 
 // PodNetworkSummary counts ranges by phase, for printer columns.
@@ -485,7 +514,8 @@ type PodNetworkSummary struct {
 }
 
 // PodNetworkStatus is the observed state of the pod network. Only the operator
-// writes it.
+// writes it. It is never empty: it defaults to observedGeneration 0.
+// +kubebuilder:validation:MinProperties=1
 type PodNetworkStatus struct {
 	// conditions describe the PodNetwork as a whole. Known types are Ready,
 	// Progressing and Degraded (see conditions.go).
@@ -500,7 +530,7 @@ type PodNetworkStatus struct {
 	// GitOps tools see a new PodNetwork as in progress, not current.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 
 	// summary counts ranges by phase. It is always written by the operator so
 	// that printer columns show zeros.
@@ -524,9 +554,9 @@ type PodNetworkStatus struct {
 	Consumers []ConsumerSummary `json:"consumers,omitempty"`
 
 	// foreignNodeCount is the number of nodes with a pod CIDR outside every
-	// tracked range.
+	// tracked range. It is left out when there are none.
 	// +optional
-	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Minimum=1
 	ForeignNodeCount int32 `json:"foreignNodeCount,omitempty"`
 
 	// foreignNodes lists the first nodes (sorted by name, at most 20) counted
@@ -580,9 +610,14 @@ type PodNetwork struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// spec declares the pod CIDR ranges.
+	// The default of spec is not {}: the apiserver checks a default as
+	// written, before the defaults nested in it apply, and an empty spec is
+	// not valid (MinProperties=1).
+
+	// spec declares the pod CIDR ranges. When it is left out it defaults to
+	// an allocation with its defaults.
 	// +optional
-	// +kubebuilder:default={}
+	// +kubebuilder:default={allocation: {}}
 	Spec PodNetworkSpec `json:"spec,omitzero"`
 
 	// status is the observed state of the ranges and consumers. It defaults

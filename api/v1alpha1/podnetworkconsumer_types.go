@@ -34,7 +34,9 @@ const (
 	AckRejected AckResult = "Rejected"
 )
 
-// PodNetworkConsumerSpec registers a consumer.
+// PodNetworkConsumerSpec registers a consumer. It is never empty once stored:
+// the apiserver defaults required.
+// +kubebuilder:validation:MinProperties=1
 type PodNetworkConsumerSpec struct {
 	// required says whether range transitions wait for this consumer's
 	// acknowledgements. Defaults to true. A consumer that is not required is
@@ -45,6 +47,7 @@ type PodNetworkConsumerSpec struct {
 
 	// description says in words what the consumer is.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	Description string `json:"description,omitempty"`
 }
@@ -78,17 +81,21 @@ type ConsumerRangeStatus struct {
 	Result AckResult `json:"result,omitempty"`
 
 	// message explains the result; it is required in practice for Rejected.
+	// Leave it out rather than writing an empty one.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 
 	// lastTransitionTime is when phase or result last changed.
 	// +optional
-	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitzero"`
+	LastTransitionTime *metav1.Time `json:"lastTransitionTime,omitempty"`
 }
 
 // PodNetworkConsumerStatus is written only by the consumer itself, with
-// server-side apply under its own field manager.
+// server-side apply under its own field manager. It is never empty: it
+// defaults to observedGeneration 0.
+// +kubebuilder:validation:MinProperties=1
 type PodNetworkConsumerStatus struct {
 	// conditions describe the consumer. The consumer sets Ready when it is
 	// running and watching the PodNetwork; the operator's view of whether it
@@ -103,7 +110,7 @@ type PodNetworkConsumerStatus struct {
 	// consumer last acted on; 0 until the consumer first writes its status.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	ObservedGeneration *int64 `json:"observedGeneration,omitempty"`
 
 	// ranges are the consumer's acknowledgements, one per range name.
 	// +optional
@@ -141,9 +148,14 @@ type PodNetworkConsumer struct {
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// spec registers the consumer.
+	// The default of spec is not {}: the apiserver checks a default as
+	// written, before the defaults nested in it apply, and an empty spec is
+	// not valid (MinProperties=1).
+
+	// spec registers the consumer. When it is left out it defaults to
+	// required: true.
 	// +optional
-	// +kubebuilder:default={}
+	// +kubebuilder:default={required: true}
 	Spec PodNetworkConsumerSpec `json:"spec,omitzero"`
 
 	// status holds the consumer's acknowledgements. It defaults to

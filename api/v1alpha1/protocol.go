@@ -106,7 +106,7 @@ func AckFor(rs RangeStatus, result AckResult, message string, now metav1.Time) C
 		Phase:              rs.Phase,
 		Result:             result,
 		Message:            message,
-		LastTransitionTime: now,
+		LastTransitionTime: &now,
 	}
 }
 

@@ -93,14 +93,14 @@ func TestAcks(t *testing.T) {
 	pn := samplePodNetwork()
 	previous := []ConsumerRangeStatus{
 		// Still the current phase: its lastTransitionTime is kept.
-		{Name: "active", CIDR: "10.2.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: t1},
+		{Name: "active", CIDR: "10.2.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: &t1},
 		// The range moved on but the consumer has not applied the new phase
 		// yet: the old entry stays, it still describes the consumer.
-		{Name: "draining", CIDR: "10.3.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: t1},
+		{Name: "draining", CIDR: "10.3.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: &t1},
 		// Invalid ranges are not offered, earlier entries for the name stay.
-		{Name: "invalid", CIDR: "10.96.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: t1},
+		{Name: "invalid", CIDR: "10.96.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: &t1},
 		// No longer tracked: dropped.
-		{Name: "purged", CIDR: "10.5.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: t1},
+		{Name: "purged", CIDR: "10.5.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: &t1},
 	}
 	var offered []string
 	got := Acks(pn, previous, t2, func(rs RangeStatus) (AckResult, string, bool) {
@@ -116,11 +116,11 @@ func TestAcks(t *testing.T) {
 	})
 	g.Expect(offered).To(Equal([]string{"pending", "active", "draining", "released"}))
 	g.Expect(got).To(Equal([]ConsumerRangeStatus{
-		{Name: "active", CIDR: "10.2.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: t1},
-		{Name: "draining", CIDR: "10.3.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: t1},
-		{Name: "invalid", CIDR: "10.96.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: t1},
-		{Name: "pending", CIDR: "10.1.0.0/16", Phase: RangePhasePending, Result: AckRejected, Message: "only one IPv4 range is supported", LastTransitionTime: t2},
-		{Name: "released", CIDR: "10.4.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: t2},
+		{Name: "active", CIDR: "10.2.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: &t1},
+		{Name: "draining", CIDR: "10.3.0.0/16", Phase: RangePhaseActive, Result: AckAccepted, LastTransitionTime: &t1},
+		{Name: "invalid", CIDR: "10.96.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: &t1},
+		{Name: "pending", CIDR: "10.1.0.0/16", Phase: RangePhasePending, Result: AckRejected, Message: "only one IPv4 range is supported", LastTransitionTime: &t2},
+		{Name: "released", CIDR: "10.4.0.0/16", Phase: RangePhaseReleased, Result: AckAccepted, LastTransitionTime: &t2},
 	}))
 }
 
@@ -128,7 +128,7 @@ func TestEffectiveNodeMaskSize(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect((&PodCIDRRange{CIDR: "10.0.0.0/16"}).EffectiveNodeMaskSize()).To(Equal(int32(24)))
 	g.Expect((&PodCIDRRange{CIDR: "fd00::/48"}).EffectiveNodeMaskSize()).To(Equal(int32(64)))
-	g.Expect((&PodCIDRRange{CIDR: "10.0.0.0/16", NodeMaskSize: ptr.To[int32](26)}).EffectiveNodeMaskSize()).To(Equal(int32(26)))
+	g.Expect((&PodCIDRRange{CIDR: "10.0.0.0/16", NodeMaskSize: 26}).EffectiveNodeMaskSize()).To(Equal(int32(26)))
 	g.Expect((&PodCIDRRange{CIDR: "junk"}).EffectiveNodeMaskSize()).To(BeZero())
 }
 

@@ -109,9 +109,9 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 
 func TestOwnedStatusRangeEntries(t *testing.T) {
 	s := PodNetworkStatus{Ranges: []RangeStatus{
-		{Name: "a", CIDR: "10.1.0.0/16", Phase: RangePhaseActive, Usage: &RangeUsage{Capacity: 256}},
+		{Name: "a", CIDR: "10.1.0.0/16", Phase: RangePhaseActive, Usage: NewRangeUsage(256, 0, 256, 0)},
 		{Name: "b", CIDR: "10.2.0.0/16", Phase: RangePhaseReleased},
-		{Name: "purged", Usage: &RangeUsage{Capacity: 1}}, // NodeIPAM's fields outlived the lifecycle's
+		{Name: "purged", Usage: NewRangeUsage(1, 0, 1, 0)}, // NodeIPAM's fields outlived the lifecycle's
 	}}
 	names := func(p PodNetworkStatus) (out []string) {
 		for _, rs := range p.Ranges {

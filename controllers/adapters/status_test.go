@@ -22,6 +22,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"podnetwork.io/operator/api/consumer"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -76,8 +77,9 @@ func TestAdapterStatus(t *testing.T) {
 				}
 			}
 			c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConsumerReadyCondition)
-			if c == nil || c.Status != tt.out.ready || c.Reason != tt.out.reason || c.ObservedGeneration != 3 || st.ObservedGeneration != 3 {
-				t.Errorf("Ready = %+v, observedGeneration %d", c, st.ObservedGeneration)
+			observed := ptr.Deref(st.ObservedGeneration, 0)
+			if c == nil || c.Status != tt.out.ready || c.Reason != tt.out.reason || c.ObservedGeneration != 3 || observed != 3 {
+				t.Errorf("Ready = %+v, observedGeneration %d", c, observed)
 			}
 		})
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -76,11 +77,11 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		if !rs.PhaseSince.IsZero() {
 			ch <- prometheus.MustNewConstMetric(rangeWaitingDesc, prometheus.GaugeValue, time.Since(rs.PhaseSince.Time).Seconds(), rs.Name, string(rs.Phase))
 		}
-		if u := rs.Usage; u != nil {
+		if u := rs.Usage; !u.IsZero() {
 			ch <- prometheus.MustNewConstMetric(rangeCapacityDesc, prometheus.GaugeValue, float64(u.Capacity), rs.Name)
-			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(u.Allocated), rs.Name, "allocated")
-			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(u.Free), rs.Name, "free")
-			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(u.Quarantined), rs.Name, "quarantined")
+			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(ptr.Deref(u.Allocated, 0)), rs.Name, "allocated")
+			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(ptr.Deref(u.Free, 0)), rs.Name, "free")
+			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(ptr.Deref(u.Quarantined, 0)), rs.Name, "quarantined")
 		}
 	}
 	for _, cs := range pn.Status.Consumers {

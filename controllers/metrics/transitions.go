@@ -37,7 +37,7 @@ func (m *Metrics) ObserveTransitions(before, after []podnetworkv1alpha1.RangeSta
 			continue
 		}
 		m.rangeTransitions.WithLabelValues(string(rs.Phase)).Inc()
-		if !had || prev.CIDR != rs.CIDR || prev.PhaseSince.IsZero() {
+		if !had || prev.CIDR != rs.CIDR || prev.PhaseSince.IsZero() || rs.PhaseSince.IsZero() {
 			continue
 		}
 		m.phaseDuration.WithLabelValues(string(prev.Phase)).Observe(rs.PhaseSince.Sub(prev.PhaseSince.Time).Seconds())

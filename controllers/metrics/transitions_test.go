@@ -23,13 +23,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
 
 func TestObserveTransitions(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	at := func(d time.Duration) metav1.Time { return metav1.NewTime(t0.Add(d)) }
+	at := func(d time.Duration) *metav1.Time { return ptr.To(metav1.NewTime(t0.Add(d))) }
 	pending := v1alpha1.RangeStatus{Name: "blue", CIDR: "10.1.0.0/16", Phase: v1alpha1.RangePhasePending, PhaseSince: at(0)}
 	active := pending
 	active.Phase, active.PhaseSince = v1alpha1.RangePhaseActive, at(10*time.Second)

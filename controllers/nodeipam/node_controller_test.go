@@ -32,7 +32,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -64,7 +63,7 @@ func testPodNetwork() *podnetworkv1alpha1.PodNetwork {
 	return &podnetworkv1alpha1.PodNetwork{
 		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName, Generation: 1, ResourceVersion: "1"},
 		Spec: podnetworkv1alpha1.PodNetworkSpec{Ranges: []podnetworkv1alpha1.PodCIDRRange{
-			{Name: "pods", CIDR: testRange, NodeMaskSize: ptr.To[int32](26)},
+			{Name: "pods", CIDR: testRange, NodeMaskSize: 26},
 		}},
 		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
 			{Name: "pods", CIDR: testRange, NodeMaskSize: 26, Phase: podnetworkv1alpha1.RangePhaseActive},

@@ -137,8 +137,8 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 	pn := &podnetworkv1alpha1.PodNetwork{
 		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
 		Spec: podnetworkv1alpha1.PodNetworkSpec{
-			Ranges:     []podnetworkv1alpha1.PodCIDRRange{{Name: "r", CIDR: cluster.String(), NodeMaskSize: ptr.To[int32](24)}},
-			Allocation: podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](60)},
+			Ranges:     []podnetworkv1alpha1.PodCIDRRange{{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24}},
+			Allocation: &podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](60)},
 		},
 		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
 			{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},

@@ -69,7 +69,7 @@ func (r *NetworkReconciler) writeReport(ctx context.Context, pn *podnetworkv1alp
 // usageOnReleased reports whether a Released range still shows usage.
 func usageOnReleased(pn *podnetworkv1alpha1.PodNetwork) bool {
 	return slices.ContainsFunc(pn.Status.Ranges, func(rs podnetworkv1alpha1.RangeStatus) bool {
-		return rs.Phase == podnetworkv1alpha1.RangePhaseReleased && rs.Usage != nil
+		return rs.Phase == podnetworkv1alpha1.RangePhaseReleased && !rs.Usage.IsZero()
 	})
 }
 

@@ -39,7 +39,7 @@ const (
 func specRng(name, cidr string, nodeMaskSize ...int32) v1alpha1.PodCIDRRange {
 	r := v1alpha1.PodCIDRRange{Name: name, CIDR: cidr}
 	if len(nodeMaskSize) > 0 {
-		r.NodeMaskSize = ptr.To(nodeMaskSize[0])
+		r.NodeMaskSize = nodeMaskSize[0]
 	}
 	return r
 }
@@ -87,7 +87,7 @@ func tracked(name, cidr string, phase v1alpha1.RangePhase) v1alpha1.RangeStatus 
 		IPFamily:     v1alpha1.FamilyOf(p),
 		NodeMaskSize: v1alpha1.DefaultNodeMaskSize(p),
 		Phase:        phase,
-		PhaseSince:   metav1.NewTime(t0),
+		PhaseSince:   ptr.To(metav1.NewTime(t0)),
 	}
 }
 

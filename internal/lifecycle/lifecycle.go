@@ -61,6 +61,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
@@ -186,7 +187,7 @@ func (c *computer) inSpec(e *entry) bool {
 
 func (c *computer) setPhase(e *entry, phase v1alpha1.RangePhase, ev Event) {
 	e.st.Phase = phase
-	e.st.PhaseSince = c.now
+	e.st.PhaseSince = ptr.To(c.now)
 	e.moved = true
 	e.st.Awaiting = nil
 	e.st.Rejections = nil
@@ -253,7 +254,7 @@ func (c *computer) addNewEntries() bool {
 				IPFamily:     v1alpha1.FamilyOf(s.prefix),
 				NodeMaskSize: s.nms,
 				Phase:        v1alpha1.RangePhasePending,
-				PhaseSince:   c.now,
+				PhaseSince:   ptr.To(c.now),
 			},
 			prefix: s.prefix,
 			ok:     true,

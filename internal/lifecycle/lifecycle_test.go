@@ -23,6 +23,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -824,26 +825,26 @@ func TestUsage(t *testing.T) {
 	g := NewWithT(t)
 	const cidr = "10.244.0.0/16"
 	w := newWorld(specRng("a", cidr)).status(tracked("a", cidr, active))
-	w.in.Usage = map[string]v1alpha1.RangeUsage{"a": {Capacity: 256, Allocated: 3, Free: 252, Quarantined: 1}}
+	w.in.Usage = map[string]v1alpha1.RangeUsage{"a": v1alpha1.NewRangeUsage(256, 3, 252, 1)}
 	out := w.step()
-	g.Expect(rangeOf(out, "a").Usage).To(Equal(&v1alpha1.RangeUsage{Capacity: 256, Allocated: 3, Free: 252, Quarantined: 1}))
+	g.Expect(rangeOf(out, "a").Usage).To(Equal(v1alpha1.NewRangeUsage(256, 3, 252, 1)))
 
 	// Without a report the previous usage stays.
 	w.in.Usage = nil
-	g.Expect(rangeOf(w.step(), "a").Usage).NotTo(BeNil())
+	g.Expect(rangeOf(w.step(), "a").Usage).To(Equal(v1alpha1.NewRangeUsage(256, 3, 252, 1)))
 
 	// A report without the range clears it.
 	w.in.Usage = map[string]v1alpha1.RangeUsage{}
-	g.Expect(rangeOf(w.step(), "a").Usage).To(BeNil())
+	g.Expect(rangeOf(w.step(), "a").Usage).To(BeZero())
 }
 
 func TestApplyToKeepsQuarantine(t *testing.T) {
 	g := NewWithT(t)
-	status := v1alpha1.PodNetworkStatus{Quarantine: []v1alpha1.QuarantinedBlock{{CIDR: "10.244.3.0/24", FreedAt: metav1.NewTime(t0)}}}
+	status := v1alpha1.PodNetworkStatus{Quarantine: []v1alpha1.QuarantinedBlock{{CIDR: "10.244.3.0/24", FreedAt: ptr.To(metav1.NewTime(t0))}}}
 	out := Compute(Input{Now: t0, Generation: 3, Spec: []v1alpha1.PodCIDRRange{specRng("a", "10.244.0.0/16")}})
 	out.ApplyTo(&status)
 	g.Expect(status.Quarantine).To(HaveLen(1))
-	g.Expect(status.ObservedGeneration).To(Equal(int64(3)))
+	g.Expect(status.ObservedGeneration).To(HaveValue(Equal(int64(3))))
 	g.Expect(status.Summary).To(Equal(&v1alpha1.PodNetworkSummary{TotalRanges: 1, ActiveRanges: 1}))
 }
 
@@ -922,7 +923,7 @@ func TestLateConsumerIsNotStalledOnArrival(t *testing.T) {
 		Spec:       []v1alpha1.PodCIDRRange{{Name: "a", CIDR: "10.64.0.0/16"}},
 		Status: v1alpha1.PodNetworkStatus{Ranges: []v1alpha1.RangeStatus{{
 			Name: "a", CIDR: "10.64.0.0/16", IPFamily: v1alpha1.IPv4, NodeMaskSize: 24,
-			Phase: v1alpha1.RangePhasePending, PhaseSince: metav1.NewTime(phaseSince),
+			Phase: v1alpha1.RangePhasePending, PhaseSince: ptr.To(metav1.NewTime(phaseSince)),
 		}}},
 		StallAfter: 10 * time.Minute,
 	}

@@ -28,7 +28,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -152,9 +151,9 @@ func (w *propWorld) editSpec() {
 		}
 		r := v1alpha1.PodCIDRRange{Name: name, CIDR: propCIDRs[w.rng.IntN(len(propCIDRs))]}
 		if w.chance(0.15) {
-			r.NodeMaskSize = ptr.To(int32(26))
+			r.NodeMaskSize = 26
 			if strings.Contains(r.CIDR, ":") {
-				r.NodeMaskSize = ptr.To(int32(66))
+				r.NodeMaskSize = 66
 			}
 		}
 		w.spec = append(w.spec, r)

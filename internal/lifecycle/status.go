@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/text"
@@ -110,10 +111,8 @@ func (c *computer) decorate(e *entry) {
 	}
 	e.st.CoveredBy = c.coveredBy(e)
 	if c.in.Usage != nil {
-		e.st.Usage = nil
-		if u, ok := c.in.Usage[e.st.Name]; ok {
-			e.st.Usage = &u
-		}
+		// A range the report leaves out gets no usage (the zero value).
+		e.st.Usage = c.in.Usage[e.st.Name]
 	}
 	e.st.Message = text.Truncate(c.rangeMessage(e), maxFieldMessage)
 }
@@ -342,14 +341,15 @@ func (c *computer) stalls(l *lines) time.Duration {
 		if len(e.st.Awaiting) == 0 {
 			continue
 		}
-		waited := c.now.Sub(c.waitStart(e.st.PhaseSince.Time, e.st.Awaiting))
+		since := ptr.Deref(e.st.PhaseSince, metav1.Time{})
+		waited := c.now.Sub(c.waitStart(since.Time, e.st.Awaiting))
 		if waited < after {
 			if d := after - waited; next == 0 || d < next {
 				next = d
 			}
 			continue
 		}
-		key := fmt.Sprintf("range %q (%s) has waited since %s", name, e.st.CIDR, e.st.PhaseSince.UTC().Format(time.RFC3339))
+		key := fmt.Sprintf("range %q (%s) has waited since %s", name, e.st.CIDR, since.UTC().Format(time.RFC3339))
 		line := fmt.Sprintf("%s for consumers %s to acknowledge %s", key, listWords(e.st.Awaiting, 10), e.st.Phase)
 		l.stalls = append(l.stalls, line)
 		if !mentions(prevDegraded, key) {

@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -213,7 +214,7 @@ type Output struct {
 // ApplyTo writes the output into status. It leaves status.quarantine, which
 // NodeIPAM owns, alone.
 func (o *Output) ApplyTo(status *v1alpha1.PodNetworkStatus) {
-	status.ObservedGeneration = o.ObservedGeneration
+	status.ObservedGeneration = ptr.To(o.ObservedGeneration)
 	status.Conditions = o.Conditions
 	summary := o.Summary
 	status.Summary = &summary

@@ -62,7 +62,7 @@ func (c *Config) Ack(rs v1alpha1.RangeStatus, busy func(netip.Prefix) bool) (v1a
 			return v1alpha1.AckAccepted, AckDrainingMessage, true
 		}
 	case v1alpha1.RangePhaseReleased:
-		if !tracked && rs.Usage == nil {
+		if !tracked && rs.Usage.IsZero() {
 			return v1alpha1.AckAccepted, AckReleasedMessage, true
 		}
 	}

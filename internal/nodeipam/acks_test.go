@@ -41,7 +41,7 @@ func TestConfigAck(t *testing.T) {
 	}
 	released := status("active", v1alpha1.RangePhaseReleased)
 	releasedWithUsage := released
-	releasedWithUsage.Usage = &v1alpha1.RangeUsage{}
+	releasedWithUsage.Usage = v1alpha1.NewRangeUsage(1, 0, 1, 0)
 	gone := v1alpha1.RangeStatus{Name: "gone", CIDR: "10.9.0.0/16", Phase: v1alpha1.RangePhaseReleased}
 
 	tests := []struct {

@@ -86,11 +86,13 @@ func NewConfig(pn *v1alpha1.PodNetwork) Config {
 	if pn == nil {
 		return c
 	}
-	if d := pn.Spec.Allocation.RecycleDelaySeconds; d != nil {
-		c.RecycleDelay = time.Duration(*d) * time.Second
-	}
-	if pn.Spec.Allocation.WhenExhausted == v1alpha1.WhenExhaustedReuseOldest {
-		c.WhenExhausted = allocator.ReuseOldest
+	if a := pn.Spec.Allocation; a != nil {
+		if a.RecycleDelaySeconds != nil {
+			c.RecycleDelay = time.Duration(*a.RecycleDelaySeconds) * time.Second
+		}
+		if a.WhenExhausted == v1alpha1.WhenExhaustedReuseOldest {
+			c.WhenExhausted = allocator.ReuseOldest
+		}
 	}
 
 	tracked := c.trackedRanges(pn)

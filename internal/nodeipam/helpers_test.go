@@ -57,7 +57,7 @@ func (b *pnBuilder) rng(name, cidr string, phase v1alpha1.RangePhase, opts ...fu
 }
 
 func (b *pnBuilder) policy(delaySeconds int32, when v1alpha1.WhenExhaustedPolicy) *pnBuilder {
-	b.pn.Spec.Allocation = v1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To(delaySeconds), WhenExhausted: when}
+	b.pn.Spec.Allocation = &v1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To(delaySeconds), WhenExhausted: when}
 	return b
 }
 
@@ -65,7 +65,7 @@ func (b *pnBuilder) obj() *v1alpha1.PodNetwork { return &b.pn }
 
 func mask(n int32) func(*v1alpha1.PodCIDRRange, *v1alpha1.RangeStatus) {
 	return func(sr *v1alpha1.PodCIDRRange, rs *v1alpha1.RangeStatus) {
-		sr.NodeMaskSize = ptr.To(n)
+		sr.NodeMaskSize = n
 		rs.NodeMaskSize = n
 	}
 }

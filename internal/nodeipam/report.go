@@ -23,6 +23,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
@@ -59,7 +60,7 @@ func (r *Report) Status(current *v1alpha1.PodNetworkStatus) v1alpha1.PodNetworkS
 		if !ok || rs.Phase == v1alpha1.RangePhaseReleased {
 			continue
 		}
-		out.Ranges = append(out.Ranges, v1alpha1.RangeStatus{Name: rs.Name, Usage: &u})
+		out.Ranges = append(out.Ranges, v1alpha1.RangeStatus{Name: rs.Name, Usage: u})
 	}
 	out.Quarantine = r.Quarantine
 	out.AllocationConflicts = r.Conflicts[:min(len(r.Conflicts), MaxReportedConflicts)]
@@ -71,12 +72,7 @@ func (r *Report) Status(current *v1alpha1.PodNetworkStatus) v1alpha1.PodNetworkS
 
 // RangeUsage converts the allocator's accounting.
 func RangeUsage(u allocator.Usage) v1alpha1.RangeUsage {
-	return v1alpha1.RangeUsage{
-		Capacity:    int64(u.Capacity),
-		Allocated:   int64(u.Allocated),
-		Free:        int64(u.Free),
-		Quarantined: int64(u.Quarantined),
-	}
+	return v1alpha1.NewRangeUsage(int64(u.Capacity), int64(u.Allocated), int64(u.Free), int64(u.Quarantined))
 }
 
 // QuarantineStatus converts the allocator's remembered freed blocks into
@@ -92,7 +88,7 @@ func QuarantineStatus(entries []allocator.QuarantineEntry, delay time.Duration, 
 		if !e.FreedAt.Add(delay).After(now) {
 			continue
 		}
-		out = append(out, v1alpha1.QuarantinedBlock{CIDR: e.Prefix.String(), FreedAt: metav1.NewTime(ceilSecond(e.FreedAt))})
+		out = append(out, v1alpha1.QuarantinedBlock{CIDR: e.Prefix.String(), FreedAt: ptr.To(metav1.NewTime(ceilSecond(e.FreedAt)))})
 	}
 	slices.SortStableFunc(out, func(x, y v1alpha1.QuarantinedBlock) int {
 		if c := x.FreedAt.Time.Compare(y.FreedAt.Time); c != 0 {
@@ -115,7 +111,7 @@ func QuarantineEntries(qs []v1alpha1.QuarantinedBlock) []allocator.QuarantineEnt
 		if err != nil {
 			continue
 		}
-		out = append(out, allocator.QuarantineEntry{Prefix: p.Masked(), FreedAt: q.FreedAt.Time})
+		out = append(out, allocator.QuarantineEntry{Prefix: p.Masked(), FreedAt: ptr.Deref(q.FreedAt, metav1.Time{}).Time})
 	}
 	return out
 }

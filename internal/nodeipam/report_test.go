@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
@@ -30,7 +31,7 @@ import (
 
 func TestReportStatus(t *testing.T) {
 	u := func(c, a int64) v1alpha1.RangeUsage {
-		return v1alpha1.RangeUsage{Capacity: c, Allocated: a, Free: c - a}
+		return v1alpha1.NewRangeUsage(c, a, c-a, 0)
 	}
 	current := podNetwork().
 		rng("active", "10.1.0.0/16", v1alpha1.RangePhaseActive).
@@ -41,7 +42,7 @@ func TestReportStatus(t *testing.T) {
 		Usage: map[string]v1alpha1.RangeUsage{
 			"active": u(256, 3), "draining": u(256, 1), "released": u(256, 0), "gone": u(1, 1),
 		},
-		Quarantine: []v1alpha1.QuarantinedBlock{{CIDR: "10.1.0.0/24", FreedAt: metav1.NewTime(t0)}},
+		Quarantine: []v1alpha1.QuarantinedBlock{{CIDR: "10.1.0.0/24", FreedAt: ptr.To(metav1.NewTime(t0))}},
 	}
 	for i := range 25 {
 		r.Conflicts = append(r.Conflicts, fmt.Sprintf("conflict %02d", i))
@@ -50,7 +51,7 @@ func TestReportStatus(t *testing.T) {
 	if len(got.Ranges) != 2 || got.Ranges[0].Name != "active" || got.Ranges[1].Name != "draining" {
 		t.Fatalf("ranges = %+v, want usage of active and draining only", got.Ranges)
 	}
-	if got.Ranges[0].CIDR != "" || got.Ranges[0].Phase != "" || *got.Ranges[0].Usage != u(256, 3) {
+	if got.Ranges[0].CIDR != "" || got.Ranges[0].Phase != "" || !equality.Semantic.DeepEqual(got.Ranges[0].Usage, u(256, 3)) {
 		t.Fatalf("range entry %+v, want only name and usage", got.Ranges[0])
 	}
 	if len(got.AllocationConflicts) != MaxReportedConflicts || got.AllocationConflicts[19] != "conflict 19" {
@@ -72,7 +73,7 @@ func TestReportStatus(t *testing.T) {
 		t.Fatalf("OwnedStatus(merged) = %+v\nwant %+v", owned, got)
 	}
 	// A Released range that still shows usage needs a write.
-	merged.FindRange("released").Usage = &v1alpha1.RangeUsage{}
+	merged.FindRange("released").Usage = u(256, 0)
 	if owned := v1alpha1.OwnedStatus(v1alpha1.StatusOwnerNodeIPAM, merged); equality.Semantic.DeepEqual(owned, got) {
 		t.Fatal("usage left on a Released range compares equal")
 	}

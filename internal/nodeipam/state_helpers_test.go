@@ -134,5 +134,3 @@ func stringsAsAny(ss []string) []any {
 	}
 	return out
 }
-
-func metav1Time(t time.Time) metav1.Time { return metav1.NewTime(t) }

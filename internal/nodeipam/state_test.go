@@ -24,8 +24,10 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
@@ -304,7 +306,7 @@ func TestStateQuarantine(t *testing.T) {
 	t.Run("the rebuild restores the persisted quarantine", func(t *testing.T) {
 		g := NewWithT(t)
 		pn := oneBlock()
-		pn.Status.Quarantine = []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.0/26", FreedAt: metav1Time(t0.Add(-30 * time.Second))}}
+		pn.Status.Quarantine = []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.0/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-30 * time.Second)))}}
 		f := openState(t, pn)
 		g.Expect(f.sum.Quarantined).To(Equal(1))
 		_, err := f.state.Allocate(node("b"))

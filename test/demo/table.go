@@ -23,6 +23,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
 
@@ -41,8 +43,8 @@ func printRanges(pn *v1alpha1.PodNetwork) {
 			awaiting += " (rejected by " + rej.Consumer + ")"
 		}
 		usage := "-"
-		if rs.Usage != nil {
-			usage = fmt.Sprintf("%d/%d", rs.Usage.Allocated, rs.Usage.Capacity)
+		if !rs.Usage.IsZero() {
+			usage = fmt.Sprintf("%d/%d", ptr.Deref(rs.Usage.Allocated, 0), rs.Usage.Capacity)
 		}
 		holders := "-"
 		if rs.HolderCount > 0 {

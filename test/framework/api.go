@@ -81,12 +81,7 @@ func (a API) RangeStatus(name string) v1alpha1.RangeStatus {
 func (a API) Phase(name string) v1alpha1.RangePhase { return a.RangeStatus(name).Phase }
 
 // Usage returns the block usage NodeIPAM reports for a range.
-func (a API) Usage(name string) v1alpha1.RangeUsage {
-	if u := a.RangeStatus(name).Usage; u != nil {
-		return *u
-	}
-	return v1alpha1.RangeUsage{}
-}
+func (a API) Usage(name string) v1alpha1.RangeUsage { return a.RangeStatus(name).Usage }
 
 // Condition returns a condition of the PodNetwork, nil when absent.
 func (a API) Condition(conditionType string) *metav1.Condition {

@@ -56,14 +56,22 @@ func (w *PodNetworkWrapper) Ranges(ranges ...v1alpha1.PodCIDRRange) *PodNetworkW
 
 // RecycleDelaySeconds sets how long a freed block stays quarantined.
 func (w *PodNetworkWrapper) RecycleDelaySeconds(s int32) *PodNetworkWrapper {
-	w.Spec.Allocation.RecycleDelaySeconds = ptr.To(s)
+	w.allocation().RecycleDelaySeconds = ptr.To(s)
 	return w
 }
 
 // WhenExhausted sets what NodeIPAM does when no free block is left.
 func (w *PodNetworkWrapper) WhenExhausted(p v1alpha1.WhenExhaustedPolicy) *PodNetworkWrapper {
-	w.Spec.Allocation.WhenExhausted = p
+	w.allocation().WhenExhausted = p
 	return w
+}
+
+// allocation returns spec.allocation, setting it first if it is unset.
+func (w *PodNetworkWrapper) allocation() *v1alpha1.AllocationPolicy {
+	if w.Spec.Allocation == nil {
+		w.Spec.Allocation = &v1alpha1.AllocationPolicy{}
+	}
+	return w.Spec.Allocation
 }
 
 // Obj returns a copy of the PodNetwork.
@@ -79,7 +87,7 @@ func Range(name, cidr string) *RangeWrapper {
 
 // NodeMaskSize sets the prefix length of the nodes' blocks.
 func (w *RangeWrapper) NodeMaskSize(bits int32) *RangeWrapper {
-	w.PodCIDRRange.NodeMaskSize = ptr.To(bits)
+	w.PodCIDRRange.NodeMaskSize = bits
 	return w
 }
 

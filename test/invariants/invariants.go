@@ -35,6 +35,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -81,7 +83,7 @@ func (c *Checker) ObserveRanges(pn *podnetworkv1alpha1.PodNetwork) {
 		if old, seen := c.active[key]; seen && !old.Since.IsZero() && (rs.PhaseSince.IsZero() || old.Since.Before(rs.PhaseSince.Time)) {
 			continue
 		}
-		c.active[key] = ActiveRange{Name: rs.Name, Prefix: p.Masked(), Since: rs.PhaseSince.Time}
+		c.active[key] = ActiveRange{Name: rs.Name, Prefix: p.Masked(), Since: ptr.Deref(rs.PhaseSince, metav1.Time{}).Time}
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -49,8 +50,8 @@ func node(name, manager string, cidrs ...string) corev1.Node {
 func TestChecker(t *testing.T) {
 	var c Checker
 	c.ObserveRanges(&podnetworkv1alpha1.PodNetwork{Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
-		{Name: "a", CIDR: "10.0.0.0/16", Phase: podnetworkv1alpha1.RangePhaseActive, PhaseSince: metav1.NewTime(activatedAt)},
-		{Name: "late", CIDR: "10.1.0.0/16", Phase: podnetworkv1alpha1.RangePhaseActive, PhaseSince: metav1.NewTime(activatedAt.Add(time.Second))},
+		{Name: "a", CIDR: "10.0.0.0/16", Phase: podnetworkv1alpha1.RangePhaseActive, PhaseSince: ptr.To(metav1.NewTime(activatedAt))},
+		{Name: "late", CIDR: "10.1.0.0/16", Phase: podnetworkv1alpha1.RangePhaseActive, PhaseSince: ptr.To(metav1.NewTime(activatedAt.Add(time.Second)))},
 		{Name: "v6", CIDR: "fd00::/48", Phase: podnetworkv1alpha1.RangePhaseActive},
 		{Name: "p", CIDR: "10.9.0.0/16", Phase: podnetworkv1alpha1.RangePhasePending},
 	}}})

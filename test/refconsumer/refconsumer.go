@@ -29,6 +29,7 @@ import (
 	"context"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -107,7 +108,7 @@ func (c *Consumer) applied(_ context.Context, rs podnetworkv1alpha1.RangeStatus)
 	if c.Hold != nil && c.Hold(rs) {
 		return "", "", nil
 	}
-	if rs.PhaseSince.Add(c.Delay).After(c.Clock.Now()) {
+	if ptr.Deref(rs.PhaseSince, metav1.Time{}).Add(c.Delay).After(c.Clock.Now()) {
 		return "", "", nil
 	}
 	if rs.Phase == podnetworkv1alpha1.RangePhasePending && c.Reject != nil {

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -103,8 +104,8 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 	v6 := v1alpha1.RangeStatus{Name: "v6", CIDR: "fd00:10:244::/48", IPFamily: v1alpha1.IPv6, NodeMaskSize: 64}
 	setPhases := func(p4, p6 v1alpha1.RangePhase) {
 		t.Helper()
-		v4.Phase, v4.PhaseSince = p4, metav1.Now()
-		v6.Phase, v6.PhaseSince = p6, metav1.Now()
+		v4.Phase, v4.PhaseSince = p4, ptr.To(metav1.Now())
+		v6.Phase, v6.PhaseSince = p6, ptr.To(metav1.Now())
 		if err := c.Get(ctx, client.ObjectKeyFromObject(pn), pn); err != nil {
 			t.Fatal(err)
 		}
@@ -130,8 +131,8 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 		t.Errorf("routes %v, want the Pending IPv4 range", plugin.Routes())
 	}
 	ready := meta.FindStatusCondition(self.Status.Conditions, v1alpha1.ConsumerReadyCondition)
-	if ready == nil || ready.Status != metav1.ConditionTrue || self.Status.ObservedGeneration != self.Generation {
-		t.Errorf("Ready %+v, observedGeneration %d; want Ready=True at generation %d", ready, self.Status.ObservedGeneration, self.Generation)
+	if observed := ptr.Deref(self.Status.ObservedGeneration, 0); ready == nil || ready.Status != metav1.ConditionTrue || observed != self.Generation {
+		t.Errorf("Ready %+v, observedGeneration %d; want Ready=True at generation %d", ready, observed, self.Generation)
 	}
 
 	setPhases(v1alpha1.RangePhaseActive, v1alpha1.RangePhaseReleased)

@@ -345,7 +345,7 @@ func expectPrograms(network string) {
 	}
 }
 
-func rangePhaseSince(name string) metav1.Time { return k8sClient.RangeStatus(name).PhaseSince }
+func rangePhaseSince(name string) *metav1.Time { return k8sClient.RangeStatus(name).PhaseSince }
 
 // haveReady matches a Ready condition by reason and message prefix.
 func haveReady(reason, messagePrefix string) OmegaMatcher {

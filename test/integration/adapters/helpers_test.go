@@ -100,7 +100,8 @@ func daemonSetPods(ds *appsv1.DaemonSet) []corev1.Pod {
 // its DaemonSet: every one of its pods (one per node) carries the template's
 // configuration hash, was created at or after the recorded change time, and
 // was created no later than the acknowledgement was written.
-func expectRolledOut(namespace, name string, ackedAt metav1.Time) {
+func expectRolledOut(namespace, name string, ackedAt *metav1.Time) {
+	Expect(ackedAt).NotTo(BeNil(), "the time of the acknowledgement of %s/%s", namespace, name)
 	ds := getDaemonSet(namespace, name)
 	hash := rollout.TemplateHash(ds)
 	Expect(hash).NotTo(BeEmpty())

@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -106,7 +107,7 @@ var _ = Describe("kstatus reads the operator's status", Ordered, func() {
 
 		Eventually(func() int64 {
 			_ = k8sClient.Get(ctx, client.ObjectKeyFromObject(pn), pn)
-			return pn.Status.ObservedGeneration
+			return ptr.Deref(pn.Status.ObservedGeneration, 0)
 		}).
 			Should(Equal(pn.Generation))
 		Eventually(kstatusOf(pn)).Should(Equal(status.InProgressStatus))

@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"podnetwork.io/operator/api/v1alpha1"
@@ -200,7 +199,7 @@ func (b *bench) createPodNetwork(ctx context.Context) error {
 	pn := &v1alpha1.PodNetwork{
 		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName},
 		Spec: v1alpha1.PodNetworkSpec{Ranges: []v1alpha1.PodCIDRRange{{
-			Name: benchRange, CIDR: b.clusterCIDR.String(), NodeMaskSize: ptr.To(int32(b.nodeMask)),
+			Name: benchRange, CIDR: b.clusterCIDR.String(), NodeMaskSize: int32(b.nodeMask),
 		}}},
 	}
 	if err := b.crc.Create(ctx, pn); err != nil {
