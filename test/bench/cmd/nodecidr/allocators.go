@@ -64,6 +64,8 @@ type config struct {
 	// writers is the limit client's number of concurrent PATCHes, or the
 	// operator's --node-ipam-workers (0: its default).
 	writers int
+	// baseline runs the -baseline binary instead of the operator under test.
+	baseline bool
 }
 
 func (c config) String() string {
@@ -78,6 +80,9 @@ func (c config) String() string {
 		}
 		if c.kind == kindOurs && c.writers > 0 {
 			s += fmt.Sprintf(", %d workers", c.writers)
+		}
+		if c.baseline {
+			s += " [baseline]"
 		}
 		return s
 	}
@@ -154,7 +159,11 @@ func (b *bench) start(ctx context.Context, cfg config, run string) (*cluster.Pro
 		if cfg.writers > 0 {
 			args = append(args, fmt.Sprintf("--node-ipam-workers=%d", cfg.writers))
 		}
-		p, err = b.cluster.Run(run, b.operator, args...)
+		binary := b.operator
+		if cfg.baseline {
+			binary = b.opts.baseline
+		}
+		p, err = b.cluster.Run(run, binary, args...)
 		if err == nil {
 			err = b.waitRangeActive(ctx)
 		}

@@ -59,6 +59,8 @@ type options struct {
 	clusterCIDR  string
 	nodeMask     int
 	operator     string
+	baseline     string
+	repeat       int
 	out          string
 	doc          string
 	runTimeout   time.Duration
@@ -79,6 +81,8 @@ func parseFlags() (options, []string) {
 	flag.StringVar(&o.clusterCIDR, "cluster-cidr", "10.128.0.0/9", "cluster CIDR / the operator's range; keep it clear of the service range "+cluster.DefaultServiceCIDR)
 	flag.IntVar(&o.nodeMask, "node-mask", 24, "node block size")
 	flag.StringVar(&o.operator, "operator", "", "operator binary (default: <repo>/bin/manager, which `make bench` builds)")
+	flag.StringVar(&o.baseline, "baseline", "", "a second operator binary (e.g. an earlier commit's) run as \"ours [baseline]\" beside every operator configuration, for before/after comparisons")
+	flag.IntVar(&o.repeat, "repeat", 1, "run the whole plan this many times, interleaved (A B A B, not A A B B); the report shows medians with min–max")
 	flag.StringVar(&o.out, "out", "", "also write the report to this file (default: <repo>/bin/bench/nodecidr.md)")
 	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "longest one run may take")
@@ -147,6 +151,11 @@ func run(opts options, args []string) error {
 	if _, err := os.Stat(b.operator); err != nil {
 		return fmt.Errorf("operator binary: %w (build it with `go build -o bin/manager .` in the repository root)", err)
 	}
+	if opts.baseline != "" {
+		if _, err := os.Stat(opts.baseline); err != nil {
+			return fmt.Errorf("baseline operator binary: %w", err)
+		}
+	}
 	if b.self, err = os.Executable(); err != nil {
 		return fmt.Errorf("finding own executable: %w", err)
 	}
@@ -177,7 +186,7 @@ func run(opts options, args []string) error {
 	ctx := context.Background()
 	var results []result
 	for i, p := range b.plan() {
-		r := b.runOne(ctx, p, fmt.Sprintf("r%02d", i))
+		r := b.runOne(ctx, p, fmt.Sprintf("r%03d", i))
 		progress("%s", r.line())
 		results = append(results, r)
 	}

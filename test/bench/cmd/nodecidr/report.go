@@ -40,7 +40,7 @@ func (rep report) markdown() string {
 	fmt.Fprintf(&b, "Command: `bin/bench/nodecidr %s` (wall time %s).\n\n", strings.Join(rep.args, " "), rep.wall.Round(time.Second))
 	b.WriteString("| arrival | allocator | QPS/burst | writes in flight | created s | total s | nodes/s | p50 ms | p99 ms | CPU s | peak RSS MiB | API writes/node | ours ÷ kcm | ÷ limit |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, r := range rep.results {
+	for _, r := range rep.rows() {
 		q, bu := r.config.limits()
 		limits := "unthrottled"
 		if q > 0 {
@@ -50,12 +50,27 @@ func (rep report) markdown() string {
 		switch {
 		case r.skip != "":
 			fmt.Fprintf(&b, "%s | | | | | | | | | |\n", r.skip)
-		case r.err != nil:
+		case len(r.runs) == 0 && r.err != nil:
 			fmt.Fprintf(&b, "failed: %s | | | | | | | | | |\n", strings.ReplaceAll(r.err.Error(), "\n", " "))
 		default:
-			fmt.Fprintf(&b, "%.1f | %.1f | %.0f | %d | %d | %.1f | %.0f | %.2f | %s | %s |\n",
-				r.created.Seconds(), r.total.Seconds(), r.rate(), r.p50.Milliseconds(), r.p99.Milliseconds(), r.cpuSeconds, r.peakRSSMiB,
-				r.writes/float64(r.scenario.nodes), rep.vsKCM(r), rep.vsLimit(r))
+			ms := func(d func(result) time.Duration) func(result) float64 {
+				return func(x result) float64 { return float64(d(x).Milliseconds()) }
+			}
+			fmt.Fprintf(&b, "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+				r.cell("%.1f", func(x result) float64 { return x.created.Seconds() }),
+				r.cell("%.1f", func(x result) float64 { return x.total.Seconds() }),
+				r.cell("%.0f", result.rate),
+				r.cell("%.0f", ms(func(x result) time.Duration { return x.p50 })),
+				r.cell("%.0f", ms(func(x result) time.Duration { return x.p99 })),
+				r.cell("%.1f", func(x result) float64 { return x.cpuSeconds }),
+				r.cell("%.0f", func(x result) float64 { return x.peakRSSMiB }),
+				r.cell("%.2f", func(x result) float64 { return x.writes / float64(x.scenario.nodes) }),
+				rep.vsKCM(r), rep.vsLimit(r))
+			if len(r.failed) > 0 {
+				fmt.Fprintf(&b, " (%d of %d runs failed: %s)", len(r.failed), len(r.failed)+len(r.runs),
+					strings.ReplaceAll(r.failed[0].err.Error(), "\n", " "))
+			}
+			b.WriteString("\n")
 		}
 	}
 	b.WriteString("\n")
@@ -67,26 +82,30 @@ func (rep report) markdown() string {
 		"÷ limit compares nodes/s with the limit client at the same number of writes in flight. " +
 		"The limit client's CPU and RSS are those of a bare client-go process.\n\n")
 	b.WriteString(rep.goals())
+	b.WriteString(rep.baselineComparison())
 	if rep.cache != nil {
 		b.WriteString(rep.cache.markdown())
 	}
 	return b.String()
 }
 
-// find returns the successful result of the scenario that matches.
-func (rep report) find(s scenario, match func(config) bool) (result, bool) {
-	for _, r := range rep.results {
-		if r.scenario == s && r.skip == "" && r.err == nil && match(r.config) {
+// rows are the results summarized per scenario and configuration.
+func (rep report) rows() []row { return summarize(rep.results) }
+
+// find returns the row of the scenario that matches and had a successful run.
+func (rep report) find(s scenario, match func(config) bool) (row, bool) {
+	for _, r := range rep.rows() {
+		if r.scenario == s && len(r.runs) > 0 && match(r.config) {
 			return r, true
 		}
 	}
-	return result{}, false
+	return row{}, false
 }
 
 // kcmPeer is the kube-controller-manager run an operator run is compared
 // with: the same client limits, or for the operator's defaults,
 // kube-controller-manager's defaults.
-func (rep report) kcmPeer(r result) (result, bool) {
+func (rep report) kcmPeer(r row) (row, bool) {
 	return rep.find(r.scenario, func(c config) bool {
 		if c.kind != kindKCM {
 			return false
@@ -100,7 +119,7 @@ func (rep report) kcmPeer(r result) (result, bool) {
 	})
 }
 
-func (rep report) vsKCM(r result) string {
+func (rep report) vsKCM(r row) string {
 	if r.config.kind != kindOurs {
 		return ""
 	}
@@ -111,7 +130,7 @@ func (rep report) vsKCM(r result) string {
 	return fmt.Sprintf("%.2f×", r.rate()/k.rate())
 }
 
-func (rep report) vsLimit(r result) string {
+func (rep report) vsLimit(r row) string {
 	if r.config.kind == kindLimit {
 		return ""
 	}
@@ -128,8 +147,9 @@ func (rep report) vsLimit(r result) string {
 func (rep report) goals() string {
 	var b strings.Builder
 	b.WriteString("Goals (reported, not asserted):\n\n")
-	for _, r := range rep.results {
-		if r.config.kind != kindOurs || r.skip != "" || r.err != nil {
+	rows := rep.rows()
+	for _, r := range rows {
+		if r.config.kind != kindOurs || len(r.runs) == 0 {
 			continue
 		}
 		if k, ok := rep.kcmPeer(r); ok && r.config.qps != 0 && r.scenario.rate == 0 {
@@ -142,9 +162,9 @@ func (rep report) goals() string {
 				r.scenario, r.config, ratio, verdict)
 		}
 		if !r.config.throttled() && r.scenario.rate == 0 {
-			var best result
-			for _, l := range rep.results {
-				if l.config.kind == kindLimit && l.scenario == r.scenario && l.skip == "" && l.err == nil && l.rate() > best.rate() {
+			var best row
+			for _, l := range rows {
+				if l.config.kind == kindLimit && l.scenario == r.scenario && len(l.runs) > 0 && l.rate() > best.rate() {
 					best = l
 				}
 			}

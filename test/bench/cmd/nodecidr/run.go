@@ -75,9 +75,9 @@ func (b *bench) plan() []planned {
 	if b.opts.steadyNodes > 0 {
 		scenarios = append(scenarios, scenario{nodes: b.opts.steadyNodes, rate: b.opts.steadyRate})
 	}
-	var out []planned
+	var round []planned
 	for _, s := range scenarios {
-		for _, c := range configs {
+		for _, c := range b.configs() {
 			if b.opts.only != "" && !strings.Contains(c.String(), b.opts.only) {
 				continue
 			}
@@ -86,7 +86,31 @@ func (b *bench) plan() []planned {
 				q, _ := c.limits()
 				p.skip = fmt.Sprintf("not run: would take about %ds at %d QPS (-throttled-max=%d)", s.nodes/q, q, b.opts.throttledMax)
 			}
-			out = append(out, p)
+			round = append(round, p)
+		}
+	}
+	// Repetitions are whole rounds, so the runs of one configuration are
+	// spread over the benchmark's wall time (A B A B, not A A B B) and a
+	// spell of load on the machine hits every configuration alike.
+	var out []planned
+	for range max(b.opts.repeat, 1) {
+		out = append(out, round...)
+	}
+	return out
+}
+
+// configs is the table of configurations, with every operator one followed
+// by its baseline twin when -baseline names a second binary.
+func (b *bench) configs() []config {
+	if b.opts.baseline == "" {
+		return configs
+	}
+	var out []config
+	for _, c := range configs {
+		out = append(out, c)
+		if c.kind == kindOurs {
+			c.baseline = true
+			out = append(out, c)
 		}
 	}
 	return out
