@@ -46,7 +46,11 @@ func (rep report) markdown() string {
 		if q > 0 {
 			limits = fmt.Sprintf("%d/%d", q, bu)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | ", r.scenario, r.config.kind, limits, r.config.concurrency())
+		allocator := string(r.config.kind)
+		if r.config.baseline {
+			allocator += " (baseline)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | ", r.scenario, allocator, limits, r.config.concurrency())
 		switch {
 		case r.skip != "":
 			fmt.Fprintf(&b, "%s | | | | | | | | | |\n", r.skip)

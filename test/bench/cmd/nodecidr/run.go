@@ -169,7 +169,7 @@ func (b *bench) runOne(ctx context.Context, p planned, id string) result {
 }
 
 func (b *bench) measure(ctx context.Context, r *result, id string) error {
-	proc, err := b.start(ctx, r.config, id+"-"+strings.NewReplacer(" ", "", ",", "", "/", "-", "(", "", ")", "").Replace(r.config.String()))
+	proc, err := b.start(ctx, r.config, id+"-"+strings.NewReplacer(" ", "", ",", "", "/", "-", "(", "", ")", "", "[", "-", "]", "").Replace(r.config.String()))
 	if err != nil {
 		return err
 	}
