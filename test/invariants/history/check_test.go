@@ -419,6 +419,16 @@ func TestRecycleDelay(t *testing.T) {
 			h.node("n2", nil)
 			h.assign("n2", "10.0.0.0/24")
 		}},
+		{name: "a fail-over, but the deposed leader reused the block itself", want: []string{InvRecycleDelay}, msg: "op-0 led at the deletion and reused the block itself", build: func(h *hist) {
+			h.node("n1", nil)
+			h.assign("n1", "10.0.0.0/24")
+			h.deleteNode("n1")
+			h.tick(20 * time.Second)
+			h.acquire("op-1_1", "op-1")
+			h.node("n2", nil)
+			h.assign("n2", "10.0.0.0/24")
+			h.sentBy("op-0", h.now.Add(-time.Second))
+		}},
 		{name: "a fail-over after the quarantine was persisted", want: []string{InvRecycleDelay}, msg: "status.quarantine listed the block", build: func(h *hist) {
 			h.node("n1", nil)
 			h.assign("n1", "10.0.0.0/24")

@@ -104,16 +104,18 @@ limitations under the License.
 // (rounded up, so never shorter). ReuseOldest allows any reuse. A reuse too
 // early is excused (Report.Excused), not a violation, when the lease
 // changed hands between the deletion and the reuse and no PodNetwork
-// observation in between listed the block in status.quarantine: the leader
-// that reused it could not have known (docs/nodeipam.md: "a node deleted
+// observation in between listed the block in status.quarantine, and the
+// write that reused it (when the proxy logged it) did not come from the
+// process that led at the deletion: the leader that reused it could not
+// have known (docs/nodeipam.md: "a node deleted
 // while no leader runs is never seen going"; it also covers a block freed
 // within --node-ipam-status-interval before a fail-over, whose quarantine
 // was never written).
 //
 // liveness-ready (7): the last PodNetwork observation has Ready=True for
 // its current generation (condition observedGeneration equals
-// metadata.generation). A history whose PodNetwork ends deleted, or never
-// had one, has nothing to judge.
+// metadata.generation). A history whose PodNetwork ends deleted or being
+// deleted, or never had one, has nothing to judge.
 //
 // liveness-nodes (7): at the end, no existing node without a
 // deletionTimestamp is left without podCIDRs although NodeIPAM could give

@@ -46,8 +46,8 @@ func (c *checker) liveness() {
 
 func (c *checker) livenessReady() {
 	pn := c.nw.pn
-	if pn == nil {
-		return // no PodNetwork, or deleted: nothing to be Ready
+	if pn == nil || pn.DeletionTimestamp != nil {
+		return // no PodNetwork, or deleted or being deleted: nothing to be Ready
 	}
 	cond := apimeta.FindStatusCondition(pn.Status.Conditions, v1alpha1.ReadyCondition)
 	switch {

@@ -86,7 +86,7 @@ func (c *checker) deleteNode(st *nodeState, o *Observation) {
 	name := st.node.Name
 	for _, p := range st.cidrs {
 		c.held.remove(p, name)
-		c.freed.add(p, &freedBlock{prefix: p, node: name, at: o.Time, rv: o.RV, tenure: c.tenure})
+		c.freed.add(p, &freedBlock{prefix: p, node: name, at: o.Time, rv: o.RV, tenure: c.tenure, holder: c.ls.holder()})
 	}
 	delete(c.nodes, name)
 	c.counts[CountNodesDeleted]++
@@ -157,8 +157,8 @@ func (c *checker) reuse(o *Observation, n *corev1.Node, p netip.Prefix, at time.
 		n.Name, p, c.opts.FieldManager, gap.Round(time.Millisecond), f.node, f.prefix, f.rv, delaySeconds)
 	persisted := c.quarantinedRV[f.prefix] > f.rv || c.quarantinedRV[p] > f.rv
 	if c.tenure != f.tenure && !persisted {
-		c.excused = append(c.excused, violation(InvRecycleDelay, o.RV, o.Time,
-			"%s; excused: the lease changed hands after the deletion and status.quarantine never listed the block, so the leader that reused it could not know (a node deleted while no leader runs, or freed too shortly before a fail-over for the quarantine to be written)", msg))
+		c.excused = append(c.excused, excuse{msg: msg, holder: f.holder, Violation: violation(InvRecycleDelay, o.RV, o.Time,
+			"%s; excused: the lease changed hands after the deletion and status.quarantine never listed the block, so the leader that reused it could not know (a node deleted while no leader runs, or freed too shortly before a fail-over for the quarantine to be written)", msg)})
 		return
 	}
 	why := "the same leader saw the deletion"

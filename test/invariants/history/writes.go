@@ -29,6 +29,7 @@ const CountUnjudged = "writes not judged against the lease"
 // indexes the landed ones by RV, so violations can be attributed.
 func (c *checker) judgeWrites(writes []Write) {
 	procOf := c.ls.identities(c.opts.Identities, writes)
+	c.procOf = procOf
 	sorted := slices.Clone(writes)
 	slices.SortStableFunc(sorted, func(a, b Write) int { return a.Start.Compare(b.Start) })
 	for i := range sorted {
