@@ -20,11 +20,6 @@ import (
 	"slices"
 )
 
-// CountUnjudged counts writes whose staleness the history cannot tell: no
-// Lease was observed, or the holder at the time is an identity of no known
-// process.
-const CountUnjudged = "writes not judged against the lease"
-
 // indexWrites indexes the landed writes by RV (the Lease's excepted), so
 // an observation can tell it was an operator process's write, and a
 // violation whose process.
