@@ -158,7 +158,7 @@ func (h *hist) status(ready bool, ranges ...string) {
 			nms = 64
 		}
 		old := slices.IndexFunc(h.pn.Status.Ranges, func(o v1alpha1.RangeStatus) bool { return o.Name == name })
-		since := metav1.NewTime(h.now.Truncate(time.Second))
+		since := ptr.To(metav1.NewTime(h.now.Truncate(time.Second)))
 		if old >= 0 && string(h.pn.Status.Ranges[old].Phase) == phase {
 			since = h.pn.Status.Ranges[old].PhaseSince
 		}
@@ -188,7 +188,7 @@ func splitN(s string, n int) []string {
 
 func (h *hist) policy(delaySeconds int32, when v1alpha1.WhenExhaustedPolicy) {
 	h.ensurePN()
-	h.pn.Spec.Allocation = v1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To(delaySeconds), WhenExhausted: when}
+	h.pn.Spec.Allocation = &v1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To(delaySeconds), WhenExhausted: when}
 	h.pn.Generation++
 	h.record(h.pn, false, "", "")
 }
@@ -196,7 +196,7 @@ func (h *hist) policy(delaySeconds int32, when v1alpha1.WhenExhaustedPolicy) {
 func (h *hist) quarantine(cidrs ...string) {
 	h.pn.Status.Quarantine = nil
 	for _, c := range cidrs {
-		h.pn.Status.Quarantine = append(h.pn.Status.Quarantine, v1alpha1.QuarantinedBlock{CIDR: c, FreedAt: metav1.NewTime(h.now.Truncate(time.Second))})
+		h.pn.Status.Quarantine = append(h.pn.Status.Quarantine, v1alpha1.QuarantinedBlock{CIDR: c, FreedAt: ptr.To(metav1.NewTime(h.now.Truncate(time.Second)))})
 	}
 	h.record(h.pn, false, "podnetworks", "status")
 }
@@ -224,7 +224,7 @@ func (h *hist) deletingConsumer(name string) {
 // name and cidr in phase.
 func (h *hist) ack(consumer, name, cidr string, phase v1alpha1.RangePhase) {
 	c := h.consumers[consumer]
-	a := v1alpha1.ConsumerRangeStatus{Name: name, CIDR: cidr, Phase: phase, Result: v1alpha1.AckAccepted, LastTransitionTime: metav1.NewTime(h.now.Truncate(time.Second))}
+	a := v1alpha1.ConsumerRangeStatus{Name: name, CIDR: cidr, Phase: phase, Result: v1alpha1.AckAccepted, LastTransitionTime: ptr.To(metav1.NewTime(h.now.Truncate(time.Second)))}
 	i := slices.IndexFunc(c.Status.Ranges, func(o v1alpha1.ConsumerRangeStatus) bool { return o.Name == name })
 	if i < 0 {
 		c.Status.Ranges = append(c.Status.Ranges, a)

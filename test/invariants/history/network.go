@@ -221,8 +221,12 @@ func (nw *network) policy() (delaySeconds int32, wait bool) {
 	if nw.pn == nil {
 		return delaySeconds, wait
 	}
-	if d := nw.pn.Spec.Allocation.RecycleDelaySeconds; d != nil {
-		delaySeconds = *d
+	a := nw.pn.Spec.Allocation
+	if a == nil {
+		return delaySeconds, wait
 	}
-	return delaySeconds, nw.pn.Spec.Allocation.WhenExhausted != v1alpha1.WhenExhaustedReuseOldest
+	if a.RecycleDelaySeconds != nil {
+		delaySeconds = *a.RecycleDelaySeconds
+	}
+	return delaySeconds, a.WhenExhausted != v1alpha1.WhenExhaustedReuseOldest
 }

@@ -28,7 +28,7 @@ import (
 // the range transitions it shows.
 func (c *checker) observePodNetwork(o *Observation, pn *v1alpha1.PodNetwork) {
 	c.pnRV, c.pnTime = o.RV, o.Time
-	if !o.Deleted && !slices.Equal(pn.Status.Quarantine, c.quarantine) {
+	if !o.Deleted && !slices.EqualFunc(pn.Status.Quarantine, c.quarantine, sameQuarantined) {
 		c.quarantine = pn.Status.Quarantine
 		for _, q := range pn.Status.Quarantine {
 			if p, err := netip.ParsePrefix(q.CIDR); err == nil {
@@ -60,4 +60,10 @@ func (c *checker) observePodNetwork(o *Observation, pn *v1alpha1.PodNetwork) {
 			}
 		}
 	}
+}
+
+// sameQuarantined compares two quarantine entries by value (freedAt is a
+// pointer).
+func sameQuarantined(a, b v1alpha1.QuarantinedBlock) bool {
+	return a.CIDR == b.CIDR && a.FreedAt.Equal(b.FreedAt)
 }
