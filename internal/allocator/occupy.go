@@ -80,4 +80,3 @@ func (a *Allocator) Release(owner string, now time.Time) []netip.Prefix {
 	a.trimLocked(now)
 	return held
 }
-

@@ -347,9 +347,9 @@ func TestBusyAndNextNeverUsed(t *testing.T) {
 	g := NewWithT(t)
 	a := newTestAllocator(t, Options{RecycleDelay: time.Minute}, spec("r", "10.0.0.0/22", 24), spec("full", "10.0.8.0/24", 24))
 	g.Expect(a.Reserve("wide", mp("10.0.8.0/23"))).To(Succeed()) // covers "full" and beyond
-	mustAssign(t, a, "a", "r", t0)                                // .0, provisional
-	mustAssign(t, a, "b", "r", t0)                                // .1
-	mustAssign(t, a, "c", "r", t0)                                // .2
+	mustAssign(t, a, "a", "r", t0)                               // .0, provisional
+	mustAssign(t, a, "b", "r", t0)                               // .1
+	mustAssign(t, a, "c", "r", t0)                               // .2
 	a.Release("b", t0)
 	a.Release("c", t0.Add(-time.Hour))
 
