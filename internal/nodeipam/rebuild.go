@@ -115,7 +115,7 @@ func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
 	}
 	rec := newIssuedRecord()
 	rec.stored = set
-	rec.want, _ = c.cover(set, held)
+	rec.want = c.cover(set, held)
 	r.record = &rec
 	return err
 }

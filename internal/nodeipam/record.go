@@ -162,8 +162,8 @@ func (c chunker) contains(set *netipx.IPSet, ps []netip.Prefix) bool {
 }
 
 // cover returns set extended by the chunks of every part of ps that set
-// does not contain yet, and whether it grew.
-func (c chunker) cover(set *netipx.IPSet, ps []netip.Prefix) (*netipx.IPSet, bool) {
+// does not contain yet.
+func (c chunker) cover(set *netipx.IPSet, ps []netip.Prefix) *netipx.IPSet {
 	var b netipx.IPSetBuilder
 	grew := false
 	for _, p := range ps {
@@ -178,11 +178,11 @@ func (c chunker) cover(set *netipx.IPSet, ps []netip.Prefix) (*netipx.IPSet, boo
 		}
 	}
 	if !grew {
-		return set, false
+		return set
 	}
 	b.AddSet(set)
 	out, _ := b.IPSet()
-	return out, true
+	return out
 }
 
 // TrimRecord returns what the record keeps: the chunks of every busy prefix

@@ -76,7 +76,7 @@ func (s *State) coveredLocked(blocks []netip.Prefix) bool {
 // coverLocked grows the wanted record by the chunks of blocks it lacks and
 // reports whether blocks must wait for a write of the record.
 func (s *State) coverLocked(blocks []netip.Prefix) bool {
-	s.record.want, _ = s.chunker.cover(s.record.want, blocks)
+	s.record.want = s.chunker.cover(s.record.want, blocks)
 	return !s.coveredLocked(blocks)
 }
 
