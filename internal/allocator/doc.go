@@ -83,8 +83,8 @@ limitations under the License.
 // never-used, i.e. the next block handed out. Options.MaxQuarantine
 // (DefaultMaxQuarantine = 4096 blocks over all ranges) bounds only the blocks
 // remembered past their delay, which merely order reuse (freed longest ago
-// first); beyond it the oldest are forgotten. Memory is therefore about 150
-// bytes per block released within one delay, a block of a released holding
-// wider than a block included (a node adopted with a /16 podCIDR in a /24
-// range frees 256 blocks).
+// first); beyond it the oldest are forgotten. Memory is therefore about 200
+// bytes per block released within one delay (measured at 2^20 blocks), the
+// blocks of a released holding wider than a block included (a node adopted
+// with a /16 podCIDR in a /24 range frees 256 blocks).
 package allocator
