@@ -17,10 +17,13 @@ limitations under the License.
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"net/http"
+	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -66,6 +69,16 @@ func metricsOptions(opts Options) metricsserver.Options {
 	}
 }
 
+// podNamespace is the namespace of the pod the operator runs in, from its
+// ServiceAccount token mount; empty outside a pod.
+func podNamespace() string {
+	ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(ns))
+}
+
 // Scheme returns a scheme with the built-in types and the podnetwork.io API.
 func Scheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
@@ -79,6 +92,9 @@ func Scheme() *runtime.Scheme {
 // process exits and no former leader keeps writing.
 func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg = rest.CopyConfig(cfg)
+	if opts.NodeIPAM.RecordNamespace == "" {
+		opts.NodeIPAM.RecordNamespace = cmp.Or(opts.LeaderElectionNamespace, podNamespace())
+	}
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{

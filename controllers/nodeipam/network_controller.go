@@ -54,7 +54,9 @@ type NetworkReconciler struct {
 
 	state     *nodeipamcore.State
 	signals   *signals
+	record    *recordStore
 	lastWrite time.Time
+	lastTrim  time.Time
 }
 
 // Reconcile brings the allocator, the reported status and the
@@ -79,10 +81,37 @@ func (r *NetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	trimAgain, err := r.syncRecord(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	if err := r.writeAcks(ctx, pn); err != nil {
 		return reconcile.Result{}, err
 	}
-	return reconcile.Result{RequeueAfter: requeue}, nil
+	return reconcile.Result{RequeueAfter: soonest(requeue, trimAgain)}, nil
+}
+
+// syncRecord trims the issued-block record of the chunks that are free past
+// their delay, at most once per StatusInterval like the status, and writes
+// it when it differs from what the API holds (a trim, or blocks adopted
+// whose write failed). It returns when to trim again.
+func (r *NetworkReconciler) syncRecord(ctx context.Context) (time.Duration, error) {
+	var next time.Duration
+	if wait := r.StatusInterval - r.Clock.Since(r.lastTrim); wait > 0 {
+		next = wait
+	} else {
+		r.lastTrim = r.Clock.Now()
+		_, next = r.state.TrimRecord()
+	}
+	return next, r.record.sync(ctx)
+}
+
+// soonest returns the shorter of two requeue delays, zero meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // sync applies the PodNetwork (nil when there is none) to the state, logs

@@ -17,6 +17,7 @@ limitations under the License.
 package nodeipam
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,6 +69,7 @@ type NodeReconciler struct {
 
 	state   *nodeipamcore.State
 	signals *signals
+	record  *recordStore
 }
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -95,8 +97,7 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	}
 	r.released(ctx, r.state.Replaced(node.Name, node.UID), "released podCIDRs of a replaced node object")
 	if len(node.Spec.PodCIDRs) > 0 {
-		r.observe(ctx, node)
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, r.observe(ctx, node)
 	}
 	if !node.DeletionTimestamp.IsZero() {
 		r.state.StopWaiting(node.Name)
@@ -109,6 +110,14 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		return reconcile.Result{RequeueAfter: staleCacheRetry}, nil
 	case err != nil:
 		return r.unavailable(ctx, node, alloc, err)
+	}
+	if alloc.RecordPending {
+		// The record must hold the blocks before any node does.
+		if err := r.record.sync(ctx); err != nil || !r.state.RecordCovers(alloc.Blocks) {
+			r.rejected(node.Name)
+			return reconcile.Result{}, fmt.Errorf("recording blocks %v before writing them to node %s: %w", alloc.Blocks, node.Name,
+				cmp.Or(err, errors.New("the record does not hold them yet")))
+		}
 	}
 	return r.write(ctx, node, alloc.Blocks)
 }
@@ -124,11 +133,13 @@ func (r *NodeReconciler) released(ctx context.Context, blocks []netip.Prefix, ms
 }
 
 // observe hands the podCIDRs a node has to the state, which confirms or
-// adopts them, and reports what it found.
-func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) {
+// adopts them, and reports what it found. Adopted podCIDRs go into the
+// issued-block record (or, should that fail, with the network side's next
+// write of it).
+func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) error {
 	o := r.state.Observe(node)
 	if !o.Changed {
-		return
+		return nil
 	}
 	log := ctrl.LoggerFrom(ctx)
 	if o.Adopted {
@@ -139,6 +150,10 @@ func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) {
 			"podCIDR", c.Prefix, "otherNode", c.Other, "otherPodCIDR", c.OtherPrefix, "conflict", c.String())
 	}
 	r.signals.reconcileNetwork()
+	if o.RecordPending {
+		return r.record.sync(ctx)
+	}
+	return nil
 }
 
 // rejected returns the blocks of a write the API certainly did not store to

@@ -77,6 +77,7 @@ type ipamHarness struct {
 	t       *testing.T
 	r       *NodeReconciler
 	state   *nodeipamcore.State
+	record  *recordStore
 	c       client.Client
 	script  []patchOutcome
 	patches int
@@ -97,8 +98,16 @@ func newIPAMHarness(t *testing.T, nodes ...string) *ipamHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := rebuild.ApplyRecord(nil, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.record = &recordStore{client: h.c, reader: h.c, key: types.NamespacedName{Namespace: "kube-system", Name: RecordName}, state: h.state}
+	if err := h.record.claimRecord(context.Background(), nil, rebuild.ClaimRecord()); err != nil {
+		t.Fatal(err)
+	}
+	rebuild.RecordClaimed()
 	h.state.Open(rebuild)
-	h.r = &NodeReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals()}
+	h.r = &NodeReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals(), record: h.record}
 	return h
 }
 

@@ -53,6 +53,11 @@ type Options struct {
 	// dual-stack node (node.spec.podCIDR is that one).
 	PrimaryIPFamily string
 
+	// RecordNamespace holds the ConfigMap RecordName, the issued-block
+	// record. Empty: the leader-election namespace, else the pod's own
+	// (controllers.Run resolves it).
+	RecordNamespace string
+
 	// Clock defaults to the real clock; tests inject a fake one.
 	Clock clock.Clock
 }
@@ -83,10 +88,15 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Shortest time between two writes of the usage and quarantine NodeIPAM reports in the PodNetwork status.")
 	fs.StringVar(&o.PrimaryIPFamily, "node-ipam-primary-ip-family", o.PrimaryIPFamily,
 		"IP family listed first in the podCIDRs of dual-stack nodes: IPv4 or IPv6.")
+	fs.StringVar(&o.RecordNamespace, "node-ipam-record-namespace", o.RecordNamespace,
+		"Namespace of the ConfigMap "+RecordName+", NodeIPAM's record of the blocks it handed out; defaults to --leader-election-namespace, else the pod's namespace.")
 }
 
 // validate checks the options that have no safe fallback.
 func (o *Options) validate() error {
+	if o.RecordNamespace == "" {
+		return fmt.Errorf("NodeIPAM needs a namespace for its issued-block record: set --node-ipam-record-namespace or --leader-election-namespace")
+	}
 	if o.Workers < 1 {
 		return fmt.Errorf("--node-ipam-workers must be at least 1, got %d", o.Workers)
 	}

@@ -48,6 +48,7 @@ type rebuilder struct {
 	cache   cache.Cache
 	client  client.Client // cached reads, and the consumer registration
 	reader  client.Reader // API server reads
+	record  *recordStore
 }
 
 // NeedLeaderElection makes the rebuild, like the reconcilers, leader-only.
@@ -78,7 +79,9 @@ func (r *rebuilder) Start(ctx context.Context) error {
 // rebuild registers the consumer, rebuilds the state from the PodNetwork
 // and a complete, paginated LIST of nodes from the API server (not the
 // cache, which may not show the last writes of the previous leader yet),
-// restores the persisted quarantine and opens the gate.
+// restores the persisted quarantine, quarantines the recorded blocks no node
+// holds and the quarantine does not list, claims the issued-block record
+// (extended to every held block) and opens the gate.
 //
 // The ranges come from the cached PodNetwork, as every later sync does, so
 // the phases NodeIPAM applies never go back in time; the quarantine comes
@@ -105,17 +108,34 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 		return err
 	}
 	b.RestoreQuarantine(live)
+	log := ctrl.LoggerFrom(ctx)
+	record, err := r.record.read(ctx)
+	if err != nil {
+		return err
+	}
+	var data map[string]string
+	if record != nil {
+		data = record.Data
+	}
+	if err := b.ApplyRecord(data, r.state.Now().Time); err != nil {
+		log.Info("The issued-block record has lines that do not parse; every unheld block of every range waits one recycle delay",
+			"record", r.record.key, "error", err.Error())
+	}
+	if err := r.record.claimRecord(ctx, record, b.ClaimRecord()); err != nil {
+		return err
+	}
+	b.RecordClaimed()
 	sum := r.state.Open(b)
 	r.signals.all()
 
 	logConfigProblems(ctx, sum.Problems)
-	log := ctrl.LoggerFrom(ctx)
 	for _, c := range sum.Conflicts {
 		log.Info("nodes have overlapping podCIDRs: another allocator is or was at work", "conflict", c.String())
 	}
 	log.Info("rebuilt the node allocator from the API; allocating",
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
-		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "ranges", sum.Ranges, "duration", time.Since(start))
+		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "quarantinedFromRecord", sum.QuarantinedFromRecord,
+		"ranges", sum.Ranges, "duration", time.Since(start))
 	return nil
 }
 

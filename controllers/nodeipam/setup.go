@@ -19,6 +19,7 @@ package nodeipam
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -56,12 +57,19 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	state := nodeipamcore.NewState(clk, nodeipamcore.NewBackoff(opts.EventBackoff, opts.MaxEventBackoff, clk),
 		podnetworkv1alpha1.IPFamily(opts.PrimaryIPFamily))
 	wake := newSignals()
+	record := &recordStore{
+		client: mgr.GetClient(),
+		reader: mgr.GetAPIReader(),
+		key:    types.NamespacedName{Namespace: opts.RecordNamespace, Name: RecordName},
+		state:  state,
+	}
 	if err := mgr.Add(&rebuilder{
 		state:   state,
 		signals: wake,
 		cache:   mgr.GetCache(),
 		client:  mgr.GetClient(),
 		reader:  mgr.GetAPIReader(),
+		record:  record,
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
@@ -72,6 +80,7 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		Metrics:  m,
 		state:    state,
 		signals:  wake,
+		record:   record,
 	}).SetupWithManager(mgr, opts.Workers); err != nil {
 		return fmt.Errorf("setting up the NodeIPAM node controller: %w", err)
 	}
@@ -81,6 +90,7 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		StatusInterval: opts.StatusInterval,
 		state:          state,
 		signals:        wake,
+		record:         record,
 	}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the NodeIPAM PodNetwork controller: %w", err)
 	}

@@ -72,14 +72,19 @@ limitations under the License.
 // # Quarantine persistence
 //
 // Quarantine exports the remembered freed blocks so the controller can store
-// them in the API, and RestoreQuarantine reloads them after a restart. The
-// memory is bounded by Options.MaxQuarantine (DefaultMaxQuarantine = 4096
-// blocks over all ranges). When the bound is exceeded the entry freed longest
-// ago is forgotten: its block becomes never-used again, i.e. immediately
-// reusable and, by the lowest-index rule, possibly the next block handed out.
-// That is only unsafe if more than MaxQuarantine blocks are released within
-// one RecycleDelay, which at 4096 is far beyond normal Node churn; the bound
-// keeps the persisted object well under the API size limit. Because the
-// in-memory set and the export are the same bounded set, a restart with
-// RestoreQuarantine reproduces the allocator state exactly.
+// them in the API, and RestoreQuarantine reloads them after a restart.
+// QuarantineUnheld quarantines every unallocated block of a set of prefixes
+// (the controller's record of every block it ever handed out) that is not
+// remembered already: after a restart, a block freed while no leader ran, or
+// whose quarantine was never persisted, waits a full delay from then.
+//
+// A block is never forgotten while its recycle delay runs, however many
+// blocks are released within one delay: forgetting one would make it
+// never-used, i.e. the next block handed out. Options.MaxQuarantine
+// (DefaultMaxQuarantine = 4096 blocks over all ranges) bounds only the blocks
+// remembered past their delay, which merely order reuse (freed longest ago
+// first); beyond it the oldest are forgotten. Memory is therefore about 200
+// bytes per block released within one delay (measured at 2^20 blocks), the
+// blocks of a released holding wider than a block included (a node adopted
+// with a /16 podCIDR in a /24 range frees 256 blocks).
 package allocator

@@ -54,6 +54,15 @@ type fuzzHarness struct {
 	now    time.Time
 	subOn  bool
 	active map[string]bool
+	// trimmedAt is the time of the last step's Release, which applies the
+	// MaxQuarantine bound; lastQuarantine is the quarantine after the last
+	// step.
+	trimmedAt      *time.Time
+	lastQuarantine []QuarantineEntry
+}
+
+func overlapsHolding(p netip.Prefix, hs []Holding) bool {
+	return slices.ContainsFunc(hs, func(h Holding) bool { return h.Prefix.Overlaps(p) })
 }
 
 func (h *fuzzHarness) specs() []RangeSpec {
@@ -124,7 +133,10 @@ func (h *fuzzHarness) step(op, arg byte) {
 			t.Fatalf("Assign(%s, %s) = %v overlaps %v", owner, name, got, o)
 		}
 	case 2: // release
-		a.Release(owner, h.now)
+		if a.Release(owner, h.now) != nil {
+			at := h.now
+			h.trimmedAt = &at
+		}
 	case 3: // reserve (only prefixes that overlap no other owner)
 		p := fuzzReserves[int(arg>>3)%len(fuzzReserves)]
 		if _, ok := overlapsAny(p, h.othersHoldings(owner)); ok {
@@ -279,9 +291,23 @@ func (h *fuzzHarness) check() {
 		}
 	}
 	quarantine := a.Quarantine()
-	if len(quarantine) > h.opts.MaxQuarantine {
-		t.Fatalf("%d quarantine entries exceed %d", len(quarantine), h.opts.MaxQuarantine)
+	// Beyond the bound, only blocks still in their delay are remembered.
+	if len(quarantine) > h.opts.MaxQuarantine && h.trimmedAt != nil && !quarantine[0].FreedAt.Add(fuzzDelay).After(*h.trimmedAt) {
+		t.Fatalf("%d quarantine entries exceed %d though the oldest, %v, left its delay by %v", len(quarantine), h.opts.MaxQuarantine, quarantine[0], *h.trimmedAt)
 	}
+	h.trimmedAt = nil
+	// No block is forgotten while its delay runs: it stays remembered (at
+	// the same or a later time) or is held again.
+	for _, e := range h.lastQuarantine {
+		if !e.FreedAt.Add(fuzzDelay).After(h.now) || overlapsHolding(e.Prefix, holdings) {
+			continue
+		}
+		i := slices.IndexFunc(quarantine, func(q QuarantineEntry) bool { return q.Prefix == e.Prefix })
+		if i < 0 || quarantine[i].FreedAt.Before(e.FreedAt) {
+			t.Fatalf("block %v freed at %v was forgotten within its delay (now %v)", e.Prefix, e.FreedAt, h.now)
+		}
+	}
+	h.lastQuarantine = quarantine
 	for _, s := range h.specs() {
 		u, err := a.Usage(s.Name, h.now)
 		if err != nil {

@@ -58,9 +58,6 @@ func (a *Allocator) checkInvariants() error {
 			}
 		}
 	}
-	if len(a.freed) > a.opts.MaxQuarantine {
-		return fmt.Errorf("%d remembered freed blocks exceed the bound %d", len(a.freed), a.opts.MaxQuarantine)
-	}
 	for i, p := range a.order {
 		if a.pools[p.name] != p {
 			return fmt.Errorf("pool %q not indexed", p.name)

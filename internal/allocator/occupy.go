@@ -66,35 +66,17 @@ func (a *Allocator) Release(owner string, now time.Time) []netip.Prefix {
 		return nil
 	}
 	now = now.Round(0)
-	limit := a.opts.MaxQuarantine
 	var blocks []netip.Prefix
 	for _, h := range held {
 		a.dropHoldingLocked(owner, h, func(p *pool, idx int) {
 			blocks = append(blocks, p.rng.block(idx))
-			if len(blocks) >= 2*limit {
-				blocks = newestBlocks(blocks, limit)
-			}
 		})
 	}
-	// All new entries share the time now, so only the highest limit blocks
-	// can survive trimming; remembering only those keeps a huge release
-	// O(blocks) in time and O(limit) in memory.
-	for _, b := range newestBlocks(blocks, limit) {
+	// Every block stays remembered for its whole delay, however many there
+	// are: forgetting one would make it the next block handed out.
+	for _, b := range blocks {
 		a.freeBlockLocked(b, now)
 	}
-	a.trimLocked()
+	a.trimLocked(now)
 	return held
-}
-
-// newestBlocks sorts and de-duplicates blocks (a block shared by nested
-// ranges is reported once per range) and keeps the highest limit of them.
-func newestBlocks(blocks []netip.Prefix, limit int) []netip.Prefix {
-	if len(blocks) > 1 {
-		slices.SortFunc(blocks, comparePrefix)
-		blocks = slices.Compact(blocks)
-	}
-	if len(blocks) > limit {
-		blocks = append(blocks[:0], blocks[len(blocks)-limit:]...)
-	}
-	return blocks
 }

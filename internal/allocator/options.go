@@ -18,9 +18,8 @@ package allocator
 
 import "time"
 
-// DefaultMaxQuarantine bounds the freed blocks remembered over all ranges (see
-// the package documentation for the trade-off). 4096 entries of a prefix and a
-// timestamp stay far below the API object size limit when persisted.
+// DefaultMaxQuarantine bounds the freed blocks remembered over all ranges
+// once their recycle delay has passed (see the package documentation).
 const DefaultMaxQuarantine = 4096
 
 // ExhaustedPolicy says what Assign does when every unallocated block of a
@@ -57,8 +56,9 @@ type Options struct {
 	RecycleDelay time.Duration
 	// WhenExhausted picks Wait (default) or ReuseOldest.
 	WhenExhausted ExhaustedPolicy
-	// MaxQuarantine bounds the remembered freed blocks over all ranges;
-	// zero or negative means DefaultMaxQuarantine.
+	// MaxQuarantine bounds the remembered freed blocks over all ranges:
+	// beyond it the ones freed longest ago are forgotten once their delay
+	// has passed, never before. Zero or negative means DefaultMaxQuarantine.
 	MaxQuarantine int
 }
 

@@ -57,7 +57,6 @@ func (a *Allocator) Unassign(owner string) []netip.Prefix {
 		}
 		out = append(out, pb.block)
 	}
-	a.trimLocked()
 	slices.SortFunc(out, comparePrefix)
 	return out
 }

@@ -58,8 +58,9 @@ func (a *Allocator) quarantineLocked() []QuarantineEntry {
 // Reserve calls of a rebuild. An entry marks every unallocated block it
 // overlaps in every range; allocated blocks (the API says they are in use)
 // and blocks in no range are skipped; a block already remembered keeps the
-// later of the two times. The MaxQuarantine bound then applies as usual.
-// Monotonic clock readings are stripped.
+// later of the two times. Nothing is trimmed: the next Release or
+// QuarantineUnheld applies the MaxQuarantine bound. Monotonic clock readings
+// are stripped.
 func (a *Allocator) RestoreQuarantine(entries []QuarantineEntry) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -67,37 +68,65 @@ func (a *Allocator) RestoreQuarantine(entries []QuarantineEntry) {
 }
 
 func (a *Allocator) restoreLocked(entries []QuarantineEntry) {
-	limit := a.opts.MaxQuarantine
 	cands := map[netip.Prefix]time.Time{}
 	for _, e := range entries {
 		if !e.Prefix.IsValid() {
 			continue
 		}
 		at := e.FreedAt.Round(0)
-		for _, p := range a.order {
-			lo, hi, ok := p.rng.Overlapping(e.Prefix)
-			if !ok {
-				continue
+		a.eachUnallocated(e.Prefix, func(b netip.Prefix) {
+			if old, ok := cands[b]; !ok || at.After(old) {
+				cands[b] = at
 			}
-			// Only the highest limit blocks of one entry can survive the bound
-			// (they share a time and rank by prefix), so an entry covering a
-			// huge prefix costs O(limit), not O(blocks).
-			for i, n := hi, 0; i >= lo && n < limit; i-- {
-				if p.isAllocated(i) {
-					continue
-				}
-				n++
-				b := p.rng.block(i)
-				if old, ok := cands[b]; !ok || at.After(old) {
-					cands[b] = at
-				}
-			}
-		}
+		})
 	}
 	for b, at := range cands {
 		a.freeBlockLocked(b, at)
 	}
-	a.trimLocked()
+}
+
+// QuarantineUnheld remembers as freed at at every block that overlaps one of
+// prefixes, lies in a range, is not allocated and is not remembered already
+// (a remembered block keeps its time), and returns how many it added. The
+// start-up rebuild calls it with the issued-block record: a block NodeIPAM
+// once handed out that no node holds now may have been freed moments before
+// the restart, or while no leader ran. Then the MaxQuarantine bound applies
+// at at.
+func (a *Allocator) QuarantineUnheld(prefixes []netip.Prefix, at time.Time) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	at = at.Round(0)
+	added := 0
+	for _, pfx := range prefixes {
+		if !pfx.IsValid() {
+			continue
+		}
+		a.eachUnallocated(pfx, func(b netip.Prefix) {
+			if _, ok := a.freed[b]; !ok {
+				a.freeBlockLocked(b, at)
+				added++
+			}
+		})
+	}
+	a.trimLocked(at)
+	return added
+}
+
+// eachUnallocated calls fn for every block that pfx overlaps, in every range,
+// that no owner holds; a block shared by nested ranges may be reported once
+// per range.
+func (a *Allocator) eachUnallocated(pfx netip.Prefix, fn func(b netip.Prefix)) {
+	for _, p := range a.order {
+		lo, hi, ok := p.rng.Overlapping(pfx)
+		if !ok {
+			continue
+		}
+		for i := lo; i <= hi; i++ {
+			if !p.isAllocated(i) {
+				fn(p.rng.block(i))
+			}
+		}
+	}
 }
 
 // freeBlockLocked remembers unallocated block b as freed at at in every pool
@@ -163,10 +192,13 @@ func (a *Allocator) unfreeOverlapping(pfx netip.Prefix) {
 	}
 }
 
-// trimLocked enforces MaxQuarantine by forgetting the blocks freed longest ago
-// (ties: lowest prefix first). A forgotten block becomes never-used, i.e.
-// immediately reusable.
-func (a *Allocator) trimLocked() {
+// trimLocked enforces MaxQuarantine at now by forgetting the blocks freed
+// longest ago (ties: lowest prefix first) whose recycle delay has passed: a
+// forgotten block becomes never-used, which only changes the order free
+// blocks are reused in. A block still in its delay is never forgotten, so
+// more than MaxQuarantine blocks freed within one delay stay quarantined, at
+// the cost of their memory (see the package documentation).
+func (a *Allocator) trimLocked(now time.Time) {
 	for len(a.freed) > a.opts.MaxQuarantine {
 		var oldest QuarantineEntry
 		found := false
@@ -180,8 +212,8 @@ func (a *Allocator) trimLocked() {
 				oldest, found = QuarantineEntry{Prefix: b, FreedAt: e.at}, true
 			}
 		}
-		if !found {
-			return // unreachable: every remembered block is in some pool
+		if !found || oldest.FreedAt.Add(a.opts.RecycleDelay).After(now) {
+			return // every remembered block is still in its delay
 		}
 		a.forgetBlockLocked(oldest.Prefix)
 	}

@@ -138,3 +138,36 @@ func (a *Allocator) Conflicts(owner string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Busy returns every prefix that must not be handed out as if it had never
+// been used: every holding (confirmed or provisional) and every remembered
+// freed block still in its recycle delay at now. Unsorted; holdings wider
+// or narrower than a block are returned as held.
+func (a *Allocator) Busy(now time.Time) []netip.Prefix {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []netip.Prefix
+	for _, hs := range a.owners {
+		out = append(out, hs...)
+	}
+	for b, at := range a.freed {
+		if at.Add(a.opts.RecycleDelay).After(now) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// NextNeverUsed returns, for every range that has one, its lowest never-used
+// block: the block Assign hands out next from that range.
+func (a *Allocator) NextNeverUsed() []netip.Prefix {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []netip.Prefix
+	for _, p := range a.order {
+		if idx, ok := p.taken.firstZero(); ok {
+			out = append(out, p.rng.block(idx))
+		}
+	}
+	return out
+}

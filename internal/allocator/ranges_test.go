@@ -18,11 +18,13 @@ package allocator
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"go4.org/netipx"
 
 	"podnetwork.io/operator/internal/cidr"
 )
@@ -206,30 +208,70 @@ func TestQuarantineBound(t *testing.T) {
 	for i := range 8 {
 		mustAssign(t, a, string(rune('a'+i)), "r", t0)
 	}
-	// Release five blocks in order .4 .0 .6 .2 .1; only the newest three stay.
+	// Release five blocks in order .4 .0 .6 .2 .1 within one delay: the bound
+	// forgets none of them.
 	for i, o := range []string{"e", "a", "g", "c", "b"} {
 		a.Release(o, t0.Add(time.Duration(i)*time.Second))
 		mustInvariants(t, a)
 	}
+	g.Expect(a.Quarantine()).To(HaveLen(5))
+	_, err := a.Assign("x", "r", t0.Add(5*time.Second))
+	g.Expect(errors.Is(err, ErrQuarantined)).To(BeTrue(), "got %v", err)
+
+	// Once the delays of the two oldest have passed, the next release
+	// forgets them (never-used again, reused lowest first) and keeps the
+	// rest, which is still in its delay.
+	later := t0.Add(time.Hour + time.Second)
+	a.Release("d", later) // 10.0.3.0/24
 	g.Expect(a.Quarantine()).To(Equal([]QuarantineEntry{
 		{mp("10.0.6.0/24"), t0.Add(2 * time.Second)},
 		{mp("10.0.2.0/24"), t0.Add(3 * time.Second)},
 		{mp("10.0.1.0/24"), t0.Add(4 * time.Second)},
+		{mp("10.0.3.0/24"), later},
 	}))
-	// The forgotten blocks are never-used again: immediately reusable, lowest first.
-	g.Expect(mustAssign(t, a, "x", "r", t0.Add(5*time.Second))).To(Equal(mp("10.0.0.0/24")))
-	g.Expect(mustAssign(t, a, "y", "r", t0.Add(5*time.Second))).To(Equal(mp("10.0.4.0/24")))
-	_, err := a.Assign("z", "r", t0.Add(5*time.Second))
+	g.Expect(mustAssign(t, a, "x", "r", later)).To(Equal(mp("10.0.0.0/24")))
+	g.Expect(mustAssign(t, a, "y", "r", later)).To(Equal(mp("10.0.4.0/24")))
+	_, err = a.Assign("z", "r", later)
 	g.Expect(errors.Is(err, ErrQuarantined)).To(BeTrue(), "got %v", err)
 
-	// A single release larger than the bound keeps only the highest blocks.
+	// A single release larger than the bound keeps every block.
 	b := newTestAllocator(t, Options{RecycleDelay: time.Hour, MaxQuarantine: 3}, spec("r", "10.0.0.0/21", 24))
 	g.Expect(b.Reserve("wide", mp("10.0.0.0/21"))).To(Succeed())
 	b.Release("wide", t0)
 	mustInvariants(t, b)
-	g.Expect(b.Quarantine()).To(Equal([]QuarantineEntry{
-		{mp("10.0.5.0/24"), t0}, {mp("10.0.6.0/24"), t0}, {mp("10.0.7.0/24"), t0},
-	}))
+	g.Expect(b.Quarantine()).To(HaveLen(8))
+	g.Expect(mustUsage(t, b, "r", t0)).To(Equal(Usage{Capacity: 8, Quarantined: 8}))
+}
+
+// TestNoEarlyReuseBeyondDefaultBound frees more blocks than
+// DefaultMaxQuarantine within one delay, then asks for blocks: none may come
+// back before its delay has passed.
+func TestNoEarlyReuseBeyondDefaultBound(t *testing.T) {
+	g := NewWithT(t)
+	const n = DefaultMaxQuarantine + 100
+	a := newTestAllocator(t, Options{RecycleDelay: time.Hour}, spec("r", "10.0.0.0/11", 24)) // 8192 blocks
+	// Blocks n and above are held, so only the n freed blocks are left.
+	r, err := NewRange(mp("10.0.0.0/11"), 24)
+	g.Expect(err).NotTo(HaveOccurred())
+	for i, p := range netipx.IPRangeFrom(r.Block(n).Addr(), netipx.PrefixLastIP(r.Prefix())).Prefixes() {
+		g.Expect(a.Reserve(fmt.Sprintf("filler%d", i), p)).To(Succeed())
+	}
+	for i := range n {
+		g.Expect(mustAssign(t, a, fmt.Sprintf("n%d", i), "r", t0)).To(Equal(r.Block(i)))
+	}
+	for i := range n {
+		a.Release(fmt.Sprintf("n%d", i), t0.Add(time.Duration(i)*time.Millisecond))
+	}
+	mustInvariants(t, a)
+	g.Expect(a.Quarantine()).To(HaveLen(n))
+
+	now := t0.Add(30 * time.Minute)
+	_, err = a.Assign("new", "r", now)
+	g.Expect(errors.Is(err, ErrQuarantined)).To(BeTrue(), "got %v", err)
+	g.Expect(mustUsage(t, a, "r", now)).To(Equal(Usage{Capacity: 8192, Allocated: 8192 - n, Quarantined: n}))
+
+	// Once the first delay has passed, the block freed first comes back.
+	g.Expect(mustAssign(t, a, "new", "r", t0.Add(time.Hour))).To(Equal(r.Block(0)))
 }
 
 func TestAssignManyIsAtomic(t *testing.T) {
@@ -273,4 +315,45 @@ func TestAssignManyIsAtomic(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal([]netip.Prefix{mp("10.0.0.0/24"), mp("fd00::/64")}))
 	mustInvariants(t, a)
+}
+
+func TestQuarantineUnheld(t *testing.T) {
+	g := NewWithT(t)
+	a := newTestAllocator(t, Options{RecycleDelay: time.Minute},
+		spec("r", "10.0.0.0/21", 24), spec("sub", "10.0.4.0/22", 24), spec("v6", "fd00::/62", 64))
+	g.Expect(a.Reserve("held", mp("10.0.1.0/24"))).To(Succeed())
+	a.RestoreQuarantine([]QuarantineEntry{{mp("10.0.2.0/24"), t0.Add(-time.Hour)}})
+
+	at := t0.Add(time.Second)
+	added := a.QuarantineUnheld([]netip.Prefix{
+		mp("10.0.0.0/22"),     // .0 and .3 new; .1 held; .2 keeps its earlier time
+		mp("10.0.5.128/25"),   // narrower than a block: its block, in both nested ranges
+		mp("192.0.2.0/24"),    // in no range
+		mp("fd00:0:0:3::/64"), // other family
+		{},                    // invalid
+	}, at)
+	mustInvariants(t, a)
+	g.Expect(added).To(Equal(4))
+	g.Expect(a.Quarantine()).To(Equal([]QuarantineEntry{
+		{mp("10.0.2.0/24"), t0.Add(-time.Hour)},
+		{mp("10.0.0.0/24"), at}, {mp("10.0.3.0/24"), at}, {mp("10.0.5.0/24"), at}, {mp("fd00:0:0:3::/64"), at},
+	}))
+	g.Expect(mustUsage(t, a, "sub", at)).To(Equal(Usage{Capacity: 4, Free: 3, Quarantined: 1}))
+	// Quarantined blocks go after every never-used block, like freed ones.
+	g.Expect(mustAssign(t, a, "n", "r", at)).To(Equal(mp("10.0.4.0/24")))
+}
+
+func TestBusyAndNextNeverUsed(t *testing.T) {
+	g := NewWithT(t)
+	a := newTestAllocator(t, Options{RecycleDelay: time.Minute}, spec("r", "10.0.0.0/22", 24), spec("full", "10.0.8.0/24", 24))
+	g.Expect(a.Reserve("wide", mp("10.0.8.0/23"))).To(Succeed()) // covers "full" and beyond
+	mustAssign(t, a, "a", "r", t0)                               // .0, provisional
+	mustAssign(t, a, "b", "r", t0)                               // .1
+	mustAssign(t, a, "c", "r", t0)                               // .2
+	a.Release("b", t0)
+	a.Release("c", t0.Add(-time.Hour))
+
+	g.Expect(a.Busy(t0.Add(time.Second))).To(ConsistOf(mp("10.0.8.0/23"), mp("10.0.0.0/24"), mp("10.0.1.0/24")))
+	g.Expect(a.Busy(t0.Add(time.Minute))).To(ConsistOf(mp("10.0.8.0/23"), mp("10.0.0.0/24")))
+	g.Expect(a.NextNeverUsed()).To(Equal([]netip.Prefix{mp("10.0.3.0/24")}))
 }

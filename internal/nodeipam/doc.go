@@ -27,6 +27,12 @@ limitations under the License.
 // controllers/nodeipam translates watch events into calls of State, writes
 // the results and triggers the work they call for.
 //
+// The issued-block record (record.go, state_record.go) is the set of
+// addresses NodeIPAM handed out, adopted or holds and does not know to be
+// free past their delay; State decides which chunks it must cover before a
+// block is written to a node, what the rebuild quarantines from it, and
+// what it may forget.
+//
 // # Candidate order
 //
 // A Node may get a block from an Active range whose nodeSelector matches it

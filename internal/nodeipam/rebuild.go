@@ -18,7 +18,10 @@ package nodeipam
 
 import (
 	"fmt"
+	"net/netip"
+	"time"
 
+	"go4.org/netipx"
 	"k8s.io/apimachinery/pkg/types"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -40,6 +43,10 @@ type Rebuild struct {
 	nodes      map[string]nodeRecord
 	holdings   []Holding
 	conflicts  []Conflict
+	// record is the issued-block record once ApplyRecord read it.
+	record *issuedRecord
+	// fromRecord counts the blocks ApplyRecord quarantined.
+	fromRecord int
 }
 
 // NewRebuild starts a rebuild from the PodNetwork (nil when there is none).
@@ -84,6 +91,51 @@ func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork) {
 	}
 }
 
+// ApplyRecord quarantines, freed at now, every block of the issued-block
+// record (data, as read from the API server) that no node holds and that is
+// not quarantined already: it may have been freed just before the restart,
+// before status.quarantine listed it, or while no leader ran. Call it after
+// every AddNode and RestoreQuarantine, so blocks status.quarantine lists
+// keep their time. It then extends the record to every block nodes hold,
+// which ClaimRecord returns. A record with lines that do not parse is taken
+// to cover every tracked range, and the error is returned for the log.
+func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
+	set, err := DecodeRecord(data)
+	c := newChunker(r.cfg.Ranges)
+	if err != nil {
+		var b netipx.IPSetBuilder
+		b.AddSet(set)
+		b.AddSet(c.ranges)
+		set, _ = b.IPSet()
+	}
+	r.fromRecord = r.alloc.QuarantineUnheld(set.Prefixes(), now)
+	held := make([]netip.Prefix, len(r.holdings))
+	for i, h := range r.holdings {
+		held[i] = h.Prefix
+	}
+	rec := newIssuedRecord()
+	rec.stored = set
+	rec.want = c.cover(set, held)
+	r.record = &rec
+	return err
+}
+
+// ClaimRecord returns what the new leader stores as the record before it
+// allocates anything; RecordClaimed says it was stored.
+func (r *Rebuild) ClaimRecord() *netipx.IPSet {
+	if r.record == nil {
+		return &netipx.IPSet{}
+	}
+	return r.record.want
+}
+
+// RecordClaimed records that the API stored ClaimRecord's content.
+func (r *Rebuild) RecordClaimed() {
+	if r.record != nil {
+		r.record.stored = r.record.want
+	}
+}
+
 // RebuildSummary says what a finished rebuild found.
 type RebuildSummary struct {
 	NodesWithPodCIDRs int
@@ -91,7 +143,10 @@ type RebuildSummary struct {
 	// OutsideEveryRange counts the podCIDRs no range contains.
 	OutsideEveryRange int
 	Quarantined       int
-	Ranges            int
+	// QuarantinedFromRecord counts the blocks quarantined because the
+	// issued-block record has them and nothing else said they were free.
+	QuarantinedFromRecord int
+	Ranges                int
 	// Conflicts are the overlapping podCIDRs of node pairs: another
 	// allocator is or was at work.
 	Conflicts []Conflict
@@ -105,12 +160,13 @@ type RebuildSummary struct {
 func (r *Rebuild) finish() RebuildSummary {
 	r.conflicts = FindOverlaps(r.holdings)
 	return RebuildSummary{
-		NodesWithPodCIDRs: len(r.nodes),
-		PodCIDRs:          len(r.holdings),
-		OutsideEveryRange: len(r.alloc.Unmanaged()),
-		Quarantined:       len(r.alloc.Quarantine()),
-		Ranges:            len(r.cfg.Ranges),
-		Conflicts:         r.conflicts,
-		Problems:          ConfigProblems(&Config{}, &r.cfg),
+		NodesWithPodCIDRs:     len(r.nodes),
+		PodCIDRs:              len(r.holdings),
+		OutsideEveryRange:     len(r.alloc.Unmanaged()),
+		Quarantined:           len(r.alloc.Quarantine()),
+		QuarantinedFromRecord: r.fromRecord,
+		Ranges:                len(r.cfg.Ranges),
+		Conflicts:             r.conflicts,
+		Problems:              ConfigProblems(&Config{}, &r.cfg),
 	}
 }

@@ -33,6 +33,12 @@ import (
 // status lists (status.allocationConflicts).
 const MaxReportedConflicts = 20
 
+// MaxStatusQuarantine is how many blocks status.quarantine lists (its
+// MaxItems). More blocks may be quarantined: the running leader remembers
+// them all, and after a restart the issued-block record quarantines the
+// ones the status does not list, from the rebuild.
+const MaxStatusQuarantine = 4096
+
 // Report is the part of the PodNetwork status NodeIPAM owns
 // (v1alpha1.OwnedStatus with StatusOwnerNodeIPAM):
 // status.ranges[].usage, status.quarantine and status.allocationConflicts.

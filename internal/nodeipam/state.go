@@ -67,6 +67,10 @@ type State struct {
 	// conflicts are overlapping podCIDRs of node pairs, keyed by the sorted
 	// pair of names.
 	conflicts map[[2]string][]Conflict
+	// record is the issued-block record (state_record.go), chunker its
+	// chunks for the tracked ranges.
+	record  issuedRecord
+	chunker chunker
 }
 
 // nodeRecord is what NodeIPAM knows about a node that has podCIDRs.
@@ -105,6 +109,8 @@ func NewState(clk clock.PassiveClock, backoff *Backoff, primary v1alpha1.IPFamil
 		waiting:   map[string]struct{}{},
 		firstSeen: map[string]time.Time{},
 		conflicts: map[[2]string][]Conflict{},
+		record:    newIssuedRecord(),
+		chunker:   newChunker(nil),
 	}
 }
 
@@ -116,6 +122,10 @@ func (s *State) Open(r *Rebuild) RebuildSummary {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.alloc, s.cfg, s.cfgRV, s.specGeneration, s.nodes = r.alloc, r.cfg, r.rv, r.generation, r.nodes
+	s.chunker = newChunker(r.cfg.Ranges)
+	if r.record != nil {
+		s.record = *r.record
+	}
 	for _, c := range r.conflicts {
 		s.addConflictLocked(c)
 	}

@@ -51,6 +51,13 @@ func smallNet() *v1alpha1.PodNetwork {
 
 func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*corev1.Node) *stateFixture {
 	t.Helper()
+	return openStateWithRecord(t, pn, nil, listed...)
+}
+
+// openStateWithRecord is openState with the issued-block record the rebuild
+// read (its data, nil when there is none).
+func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*corev1.Node) *stateFixture {
+	t.Helper()
 	f := &stateFixture{t: t, clock: clocktesting.NewFakeClock(t0)}
 	f.state = NewState(f.clock, NewBackoff(time.Minute, 10*time.Minute, f.clock), v1alpha1.IPv4)
 	r, err := NewRebuild(pn)
@@ -63,8 +70,20 @@ func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*corev1.Node) *s
 			t.Fatal(err)
 		}
 	}
+	if err := r.ApplyRecord(record, t0); err != nil {
+		t.Fatal(err)
+	}
+	r.RecordClaimed()
 	f.sum = f.state.Open(r)
 	return f
+}
+
+// storeRecord writes the wanted issued-block record, as the controller does
+// before it writes blocks the record lacks.
+func (f *stateFixture) storeRecord() {
+	if content, ok := f.state.BeginRecordWrite(); ok {
+		f.state.EndRecordWrite(content, RecordStored)
+	}
 }
 
 // node is a Node named name (uid "uid-<name>") with the given podCIDRs.
@@ -81,6 +100,12 @@ func (f *stateFixture) allocate(name string) []string {
 	a, err := f.state.Allocate(node(name))
 	if err != nil {
 		f.t.Fatalf("Allocate(%s): %v", name, err)
+	}
+	if a.RecordPending {
+		f.storeRecord()
+		if !f.state.RecordCovers(a.Blocks) {
+			f.t.Fatalf("Allocate(%s): the stored record does not cover %v", name, a.Blocks)
+		}
 	}
 	return prefixStrings(a.Blocks)
 }

@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/allocator"
 )
 
 // This file holds what State does for the PodNetwork side: applying the
@@ -76,6 +75,9 @@ func (s *State) Sync(pn *v1alpha1.PodNetwork) (SyncResult, error) {
 		s.specGeneration = pn.Generation
 	}
 	s.cfg, s.cfgRV = next, rv
+	if rangesChanged {
+		s.rangesChangedLocked(s.clock.Now())
+	}
 	res.Retry = rangesChanged || policyChanged || candidatesChanged || specChanged
 	return res, nil
 }
@@ -127,7 +129,7 @@ func (s *State) Report() (rep Report, next time.Duration, ok bool) {
 		}
 	}
 	q := s.alloc.Quarantine()
-	rep.Quarantine = QuarantineStatus(q, s.cfg.RecycleDelay, now, allocator.DefaultMaxQuarantine)
+	rep.Quarantine = QuarantineStatus(q, s.cfg.RecycleDelay, now, MaxStatusQuarantine)
 	next, _ = NextExpiry(q, s.cfg.RecycleDelay, now)
 	for _, cs := range s.conflicts {
 		for _, c := range cs {

@@ -44,6 +44,10 @@ type Allocation struct {
 	// Stale is true when NodeIPAM already wrote or saw podCIDRs on this node
 	// that the copy read does not show yet: read it again shortly.
 	Stale bool
+	// RecordPending is true when the issued-block record must be written
+	// (State.BeginRecordWrite) before Blocks may be: they lie outside what
+	// the API certainly holds.
+	RecordPending bool
 }
 
 // Allocate picks the blocks to write to a node without podCIDRs: the blocks
@@ -56,8 +60,11 @@ func (s *State) Allocate(node *corev1.Node) (Allocation, error) {
 	if rec, ok := s.nodes[node.Name]; ok && rec.uid == node.UID && len(rec.cidrs) > 0 {
 		return Allocation{Blocks: rec.cidrs, Stale: true}, nil
 	}
+	if s.record.fenced {
+		return Allocation{}, ErrFenced
+	}
 	if w, ok := s.inflight[node.Name]; ok {
-		return Allocation{Blocks: w.blocks, AnyCandidate: true}, nil
+		return Allocation{Blocks: w.blocks, AnyCandidate: true, RecordPending: s.coverLocked(w.blocks)}, nil
 	}
 	now := s.clock.Now()
 	if _, ok := s.firstSeen[node.Name]; !ok {
@@ -73,6 +80,7 @@ func (s *State) Allocate(node *corev1.Node) (Allocation, error) {
 		return out, err
 	}
 	out.Blocks = blocks
+	out.RecordPending = s.coverLocked(blocks)
 	s.inflight[node.Name] = inflightWrite{uid: node.UID, blocks: blocks}
 	delete(s.waiting, node.Name)
 	return out, nil
@@ -202,6 +210,10 @@ type Observation struct {
 	// Conflicts are the overlaps of adopted podCIDRs with the podCIDRs of,
 	// or blocks held for, other nodes: another allocator is at work.
 	Conflicts []Conflict
+	// RecordPending is true when the issued-block record lacks adopted
+	// podCIDRs: the caller writes it soon (not before anything else: the
+	// node has them already).
+	RecordPending bool
 }
 
 // Observe records the podCIDRs a node has. podCIDRs NodeIPAM wrote confirm
@@ -234,7 +246,7 @@ func (s *State) Observe(node *corev1.Node) Observation {
 	delete(s.waiting, node.Name)
 	delete(s.firstSeen, node.Name)
 	s.backoff.Forget(node.Name)
-	out := Observation{Changed: true, PodCIDRs: cidrs, Adopted: !ours}
+	out := Observation{Changed: true, PodCIDRs: cidrs, Adopted: !ours, RecordPending: s.coverLocked(cidrs)}
 	if !ours {
 		out.Conflicts = s.conflictsLocked(node.Name, cidrs)
 		for _, c := range out.Conflicts {

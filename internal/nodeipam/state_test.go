@@ -65,7 +65,7 @@ func TestStateAdoption(t *testing.T) {
 		{
 			name:     "podCIDRs set before NodeIPAM ran are adopted where they fall",
 			node:     node("a", "10.0.0.128/26"),
-			want:     Observation{Changed: true, PodCIDRs: mps("10.0.0.128/26"), Adopted: true},
+			want:     Observation{Changed: true, PodCIDRs: mps("10.0.0.128/26"), Adopted: true, RecordPending: true},
 			wantHeld: map[string][]string{"a": {"10.0.0.128/26"}},
 		},
 		{
@@ -98,7 +98,7 @@ func TestStateAdoption(t *testing.T) {
 		{
 			name:     "unparseable podCIDRs are skipped",
 			node:     node("a", "10.0.0.64/26", "not-a-cidr"),
-			want:     Observation{Changed: true, PodCIDRs: mps("10.0.0.64/26"), Adopted: true},
+			want:     Observation{Changed: true, PodCIDRs: mps("10.0.0.64/26"), Adopted: true, RecordPending: true},
 			wantHeld: map[string][]string{"a": {"10.0.0.64/26"}},
 		},
 	}

@@ -28,15 +28,21 @@ import (
 	"podnetwork.io/operator/controllers"
 )
 
+// RecordNamespace holds NodeIPAM's issued-block record when a test runs
+// the operator in-process: the API server creates it by itself.
+const RecordNamespace = "kube-system"
+
 // OperatorOptions are the operator's defaults as a test runs it in-process:
-// no leader election, no metrics or probe listeners, and several managers
-// allowed in one process; then mutate, in order.
+// no leader election, no metrics or probe listeners, NodeIPAM's record in
+// RecordNamespace, and several managers allowed in one process; then
+// mutate, in order.
 func OperatorOptions(mutate ...func(*controllers.Options)) controllers.Options {
 	opts := controllers.DefaultOptions()
 	opts.LeaderElect = false
 	opts.MetricsBindAddress = "0"
 	opts.HealthProbeBindAddress = "0"
 	opts.SkipControllerNameValidation = true
+	opts.NodeIPAM.RecordNamespace = RecordNamespace
 	for _, m := range mutate {
 		m(&opts)
 	}

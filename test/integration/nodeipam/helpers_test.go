@@ -17,6 +17,7 @@ limitations under the License.
 package nodeipam_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -50,6 +51,15 @@ type operator struct {
 	writes *writeRecorder
 }
 
+// kill stops the operator as SIGKILL would: from this moment no request of
+// it reaches the API server (no last status write, no lease release), then
+// its goroutines end.
+func (op *operator) kill() {
+	GinkgoHelper()
+	op.writes.cut()
+	Expect(op.Stop()).To(Succeed())
+}
+
 // startOperator runs the operator's manager, NodeIPAM and lifecycle
 // controller included, until stopped or the end of the spec (before the
 // cluster is reset). mutate adjusts the options.
@@ -70,10 +80,27 @@ func startOperator(mutate ...func(*controllers.Options)) *operator {
 type writeRecorder struct {
 	mu     sync.Mutex
 	writes []string
+	// dead is set by cut: every request fails before it is sent.
+	dead bool
+}
+
+// errKilled is what every request of a killed operator gets.
+var errKilled = errors.New("the operator was killed")
+
+func (w *writeRecorder) cut() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.dead = true
 }
 
 func (w *writeRecorder) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		w.mu.Lock()
+		dead := w.dead
+		w.mu.Unlock()
+		if dead {
+			return nil, errKilled
+		}
 		switch req.Method {
 		case http.MethodGet, http.MethodHead, http.MethodOptions:
 		default:
@@ -235,7 +262,8 @@ func uidOf(name string) func() string {
 
 // resetCluster removes everything a spec created: nodes, the PodNetwork
 // (its drain finalizer stripped: the operator is stopped by then), the
-// consumers, events and the leader-election Lease.
+// consumers, events, the leader-election Lease and NodeIPAM's issued-block
+// record.
 func resetCluster() {
 	GinkgoHelper()
 	Expect(k8sClient.DeleteAllOf(suiteCtx, &corev1.Node{})).To(Succeed())
@@ -254,6 +282,9 @@ func resetCluster() {
 	Expect(k8sClient.DeleteAllOf(suiteCtx, &eventsv1.Event{}, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
 	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: controllers.LeaderElectionID},
+	}))).To(Succeed())
+	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: framework.RecordNamespace, Name: nodeipamctrl.RecordName},
 	}))).To(Succeed())
 	Eventually(func() int {
 		var nodes corev1.NodeList

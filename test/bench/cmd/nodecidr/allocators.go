@@ -31,6 +31,7 @@ import (
 
 	"podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/controllers/nodeipam"
 	"podnetwork.io/operator/test/cluster"
 )
 
@@ -152,7 +153,7 @@ func (b *bench) start(ctx context.Context, cfg config, run string) (*cluster.Pro
 			return nil, err
 		}
 		args := []string{"--kubeconfig=" + b.cluster.KubeconfigPath, "--leader-elect=false", "--enable-node-ipam=true",
-			"--metrics-bind-address=0", "--health-probe-bind-address=0"}
+			"--node-ipam-record-namespace=" + recordNamespace, "--metrics-bind-address=0", "--health-probe-bind-address=0"}
 		if cfg.qps > 0 {
 			args = append(args, fmt.Sprintf("--kube-api-qps=%d", cfg.qps), fmt.Sprintf("--kube-api-burst=%d", cfg.burst))
 		}
@@ -241,6 +242,10 @@ func (b *bench) waitRangeActive(ctx context.Context) error {
 // resetOperator deletes PodNetwork "default" and every PodNetworkConsumer
 // once the operator is stopped, so the next run starts from scratch. With
 // no operator running, the drain finalizer is removed by hand.
+// recordNamespace holds NodeIPAM's issued-block record in the runs of the
+// operator binary.
+const recordNamespace = "kube-system"
+
 func (b *bench) resetOperator(ctx context.Context) error {
 	pn := &v1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName}}
 	if err := b.crc.Patch(ctx, pn, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil && !apierrors.IsNotFound(err) {
@@ -251,6 +256,12 @@ func (b *bench) resetOperator(ctx context.Context) error {
 	}
 	if err := b.crc.DeleteAllOf(ctx, &v1alpha1.PodNetworkConsumer{}); err != nil {
 		return fmt.Errorf("deleting PodNetworkConsumers: %w", err)
+	}
+	// Every run starts from a fresh record: a former run's would quarantine
+	// its blocks at the next start.
+	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: recordNamespace, Name: nodeipam.RecordName}}
+	if err := b.crc.Delete(ctx, record); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting NodeIPAM's issued-block record: %w", err)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		err := b.crc.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, &v1alpha1.PodNetwork{})

@@ -96,7 +96,7 @@ func (b *bench) cacheOurs(ctx context.Context, mask int) cacheUsage {
 	defer func() { _ = b.resetOperator(context.Background()) }()
 	start := time.Now()
 	p, err := b.cluster.Run("cache-ours", b.operator, "--kubeconfig="+b.cluster.KubeconfigPath, "--leader-elect=false",
-		"--enable-node-ipam=true", "--metrics-bind-address=0", "--health-probe-bind-address=0")
+		"--enable-node-ipam=true", "--node-ipam-record-namespace="+recordNamespace, "--metrics-bind-address=0", "--health-probe-bind-address=0")
 	if err != nil {
 		return cacheUsage{err: err}
 	}

@@ -1,0 +1,189 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeipam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+)
+
+// recordHarness is a leader's State and record store on a fake API server
+// whose ConfigMap updates can lose their answer. Its range has 256 /24
+// blocks, recorded in chunks of 64.
+type recordHarness struct {
+	t        *testing.T
+	c        client.Client
+	state    *nodeipamcore.State
+	store    *recordStore
+	nodes    int
+	loseNext bool // the next update is stored, but answered with a timeout
+}
+
+func newRecordHarness(t *testing.T) *recordHarness {
+	h := &recordHarness{t: t}
+	h.c = fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			if err := c.Update(ctx, obj, opts...); err != nil {
+				return err
+			}
+			if h.loseNext {
+				h.loseNext = false
+				return apierrors.NewTimeoutError("response lost", 1)
+			}
+			return nil
+		},
+	}).Build()
+	h.state, h.store = h.leader()
+	return h
+}
+
+// leader rebuilds a leader from the record as the API holds it and claims it.
+func (h *recordHarness) leader() (*nodeipamcore.State, *recordStore) {
+	h.t.Helper()
+	ctx := context.Background()
+	pn := &podnetworkv1alpha1.PodNetwork{
+		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName, Generation: 1, ResourceVersion: "1"},
+		Spec:       podnetworkv1alpha1.PodNetworkSpec{Ranges: []podnetworkv1alpha1.PodCIDRRange{{Name: "pods", CIDR: "10.0.0.0/16", NodeMaskSize: ptr.To[int32](24)}}},
+		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
+			{Name: "pods", CIDR: "10.0.0.0/16", NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},
+		}},
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	state := nodeipamcore.NewState(clk, nodeipamcore.NewBackoff(0, 0, clk), podnetworkv1alpha1.IPv4)
+	store := &recordStore{client: h.c, reader: h.c, key: types.NamespacedName{Namespace: "kube-system", Name: RecordName}, state: state}
+	rebuild, err := nodeipamcore.NewRebuild(pn)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	read, err := store.read(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var data map[string]string
+	if read != nil {
+		data = read.Data
+	}
+	if err := rebuild.ApplyRecord(data, clk.Now()); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := store.claimRecord(ctx, read, rebuild.ClaimRecord()); err != nil {
+		h.t.Fatal(err)
+	}
+	rebuild.RecordClaimed()
+	state.Open(rebuild)
+	return state, store
+}
+
+// allocate reserves blocks for count new nodes and reports whether any of
+// them needs a write of the record.
+func (h *recordHarness) allocate(state *nodeipamcore.State, count int) bool {
+	h.t.Helper()
+	pending := false
+	for range count {
+		h.nodes++
+		a, err := state.Allocate(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint(h.nodes), UID: types.UID(fmt.Sprint(h.nodes))}})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		pending = pending || a.RecordPending
+	}
+	return pending
+}
+
+func (h *recordHarness) stored() string {
+	h.t.Helper()
+	cm := &corev1.ConfigMap{}
+	if err := h.c.Get(context.Background(), h.store.key, cm); err != nil {
+		h.t.Fatal(err)
+	}
+	return cm.Data[nodeipamcore.RecordKeyIPv4]
+}
+
+func TestRecordStore(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("a write whose answer was lost is recognised by its claim", func(t *testing.T) {
+		h := newRecordHarness(t)
+		if !h.allocate(h.state, 1) {
+			t.Fatal("the first block needs a write")
+		}
+		h.loseNext = true
+		if err := h.store.sync(ctx); err == nil {
+			t.Fatal("a lost answer reported success")
+		}
+		if h.state.RecordCovers([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}) {
+			t.Fatal("a write of unknown outcome counts as stored")
+		}
+		if got := h.stored(); got != "10.0.0.0/18\n" {
+			t.Fatalf("stored %q", got)
+		}
+		// The next write conflicts (the resourceVersion moved), finds its
+		// own claim, and takes the record as stored.
+		if err := h.store.sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !h.state.RecordCovers([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}) {
+			t.Fatal("the re-read record does not count as stored")
+		}
+	})
+
+	t.Run("a former leader cannot extend the record after a new leader claimed it", func(t *testing.T) {
+		h := newRecordHarness(t)
+		h.allocate(h.state, 1)
+		if err := h.store.sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		next, _ := h.leader() // the new leader rebuilds and claims the record
+		if _, err := next.Allocate(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x", UID: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+
+		// The former leader needs a new chunk: its write conflicts, it finds
+		// another claim and stops allocating.
+		if !h.allocate(h.state, 64) {
+			t.Fatal("the 65th block needs a write")
+		}
+		err := h.store.sync(ctx)
+		if !errors.Is(err, nodeipamcore.ErrFenced) {
+			t.Fatalf("sync = %v, want ErrFenced", err)
+		}
+		if got := h.stored(); got != "10.0.0.0/18\n" {
+			t.Fatalf("the former leader changed the record to %q", got)
+		}
+		if _, err := h.state.Allocate(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "late", UID: "late"}}); !errors.Is(err, nodeipamcore.ErrFenced) {
+			t.Fatalf("Allocate after fencing = %v, want ErrFenced", err)
+		}
+	})
+}

@@ -1,0 +1,291 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeipam
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/bits"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"go4.org/netipx"
+
+	"podnetwork.io/operator/internal/allocator"
+)
+
+// This file decides the issued-block record: the addresses of every block
+// NodeIPAM handed out, adopted or holds that is not known to be free past
+// its recycle delay. status.quarantine is written at most once per status
+// interval and lists at most 4096 blocks; the record closes the gaps it
+// leaves. It is written before a block outside it is handed out, so after a
+// restart every block in it that no node holds and status.quarantine does
+// not list may have been freed moments ago, or while no leader ran: the
+// rebuild quarantines it from then (Rebuild.ApplyRecord).
+//
+// The record is a set of addresses, not of blocks of named ranges: a range
+// renamed, expanded into a supernet, or removed and added again with another
+// cidr or nodeMaskSize still finds its blocks in it, and a block counts as
+// recorded as soon as it overlaps the record.
+//
+// To spare a write per node, it grows by whole aligned chunks of blocks
+// (recordChunks), and the allocator hands out the lowest never-used block
+// first, so chunks fill one after another. Its size is bounded: every
+// outermost tracked range is split into at most 2^recordBudgetBits /
+// (number of such ranges) chunks, so at most 2^15 chunks in all, and a set
+// of N aligned chunks of a range is at most N/2 prefixes (an aligned half
+// either is whole, one prefix, or splits into its own halves), so the record
+// is at most 2^14 prefixes (plus one per range smaller than two chunks), of
+// at most 44 bytes each in EncodeRecord's text: 727 KB at most, below the
+// 1 MiB a ConfigMap may hold and etcd's 1.5 MiB request limit
+// (TestRecordWorstCaseSize).
+
+// Record keys: the text of the record is stored per IP family.
+const (
+	RecordKeyIPv4 = "ipv4"
+	RecordKeyIPv6 = "ipv6"
+)
+
+const (
+	// minChunkBits is log2 of the smallest chunk: 64 blocks, one word of
+	// the allocator's bitmap.
+	minChunkBits = 6
+	// recordBudgetBits is log2 of the most chunks all outermost tracked
+	// ranges are split into together.
+	recordBudgetBits = 15
+)
+
+// chunker maps blocks to the chunks the record grows by. Chunks follow the
+// outermost tracked ranges (a range nested in a supernet shares its blocks
+// and its chunks).
+type chunker struct {
+	outer  []chunkedRange
+	ranges *netipx.IPSet // every tracked range
+}
+
+type chunkedRange struct {
+	prefix   netip.Prefix
+	chunkLen int // prefix length of a chunk
+}
+
+// newChunker splits the outermost of ranges into chunks of at least 64
+// blocks and at most 2^recordBudgetBits chunks in all; a range smaller than
+// a chunk is one chunk.
+func newChunker(ranges []allocator.RangeSpec) chunker {
+	var all netipx.IPSetBuilder
+	var outer []allocator.RangeSpec
+	for _, r := range ranges {
+		all.AddPrefix(r.Prefix)
+		inside := slices.ContainsFunc(ranges, func(o allocator.RangeSpec) bool {
+			return o.Prefix != r.Prefix && o.Prefix.Bits() < r.Prefix.Bits() && o.Prefix.Contains(r.Prefix.Addr())
+		})
+		dup := slices.ContainsFunc(outer, func(o allocator.RangeSpec) bool { return o.Prefix == r.Prefix })
+		if !inside && !dup {
+			outer = append(outer, r)
+		}
+	}
+	set, _ := all.IPSet() // adding prefixes cannot fail
+	c := chunker{ranges: set}
+	if len(outer) == 0 {
+		return c
+	}
+	perRange := recordBudgetBits - bits.Len(uint(len(outer)-1)) // ceil(log2(len(outer)))
+	for _, r := range outer {
+		blockBits := r.NodeMaskSize - r.Prefix.Bits()
+		chunkBits := min(blockBits, max(minChunkBits, blockBits-perRange))
+		c.outer = append(c.outer, chunkedRange{prefix: r.Prefix, chunkLen: r.NodeMaskSize - chunkBits})
+	}
+	return c
+}
+
+// parts returns p clipped to each outermost range it overlaps: p itself
+// inside a range, the range when p is wider. Nothing when p lies in no
+// tracked range: such a podCIDR is foreign, and no block of it is ever
+// handed out.
+func (c chunker) parts(p netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, r := range c.outer {
+		switch {
+		case !r.prefix.Overlaps(p):
+		case p.Bits() <= r.prefix.Bits():
+			out = append(out, r.prefix)
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// chunks returns the chunks of p's parts: a part narrower than a chunk
+// grows to its chunk, a wider one is already a union of chunks.
+func (c chunker) chunks(p netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, r := range c.outer {
+		switch {
+		case !r.prefix.Overlaps(p):
+		case p.Bits() <= r.prefix.Bits():
+			out = append(out, r.prefix)
+		default:
+			out = append(out, netip.PrefixFrom(p.Addr(), min(p.Bits(), r.chunkLen)).Masked())
+		}
+	}
+	return out
+}
+
+// contains reports whether set holds every part of every prefix in ps.
+func (c chunker) contains(set *netipx.IPSet, ps []netip.Prefix) bool {
+	for _, p := range ps {
+		for _, part := range c.parts(p) {
+			if !set.ContainsPrefix(part) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cover returns set extended by the chunks of every part of ps that set
+// does not contain yet.
+func (c chunker) cover(set *netipx.IPSet, ps []netip.Prefix) *netipx.IPSet {
+	var b netipx.IPSetBuilder
+	grew := false
+	for _, p := range ps {
+		for _, part := range c.parts(p) {
+			if set.ContainsPrefix(part) {
+				continue
+			}
+			for _, ch := range c.chunks(part) {
+				b.AddPrefix(ch)
+				grew = true
+			}
+		}
+	}
+	if !grew {
+		return set
+	}
+	b.AddSet(set)
+	out, _ := b.IPSet()
+	return out
+}
+
+// TrimRecord returns what the record keeps: the chunks of every busy prefix
+// (allocator.Busy: held, in flight, or freed and still in its delay), the
+// chunk of each range's next never-used block if the record has it (so the
+// next allocation does not write it back at once), and the recorded
+// addresses outside every tracked range until they have been so for one
+// delay (a range removed and added again within that time still finds its
+// blocks recorded). Every other recorded address is free past its delay.
+// orphanSince is when each such address was first seen outside every range;
+// the updated map is returned with when to trim again for it (zero: no
+// orphans).
+func TrimRecord(record *netipx.IPSet, ranges []allocator.RangeSpec, busy, nextNeverUsed []netip.Prefix,
+	orphanSince map[netip.Prefix]time.Time, now time.Time, delay time.Duration,
+) (*netipx.IPSet, map[netip.Prefix]time.Time, time.Duration) {
+	c := newChunker(ranges)
+	var keep netipx.IPSetBuilder
+	for _, p := range busy {
+		for _, ch := range c.chunks(p) {
+			keep.AddPrefix(ch)
+		}
+	}
+	for _, p := range nextNeverUsed {
+		if record.ContainsPrefix(p) {
+			for _, ch := range c.chunks(p) {
+				keep.AddPrefix(ch)
+			}
+		}
+	}
+	var orphans netipx.IPSetBuilder
+	orphans.AddSet(record)
+	orphans.RemoveSet(c.ranges)
+	orphanSet, _ := orphans.IPSet()
+	since := map[netip.Prefix]time.Time{}
+	var next time.Duration
+	for _, p := range orphanSet.Prefixes() {
+		at, ok := orphanSince[p]
+		if !ok {
+			at = now
+		}
+		if left := at.Add(delay).Sub(now); left > 0 {
+			since[p] = at
+			keep.AddPrefix(p)
+			if next == 0 || left < next {
+				next = left
+			}
+		}
+	}
+	out, _ := keep.IPSet()
+	return out, since, next
+}
+
+// EncodeRecord is the record's text per IP family: one prefix a line, in
+// address order. A family with nothing recorded has no key.
+func EncodeRecord(set *netipx.IPSet) map[string]string {
+	var v4, v6 strings.Builder
+	for _, p := range set.Prefixes() {
+		b := &v6
+		if p.Addr().Is4() {
+			b = &v4
+		}
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	out := map[string]string{}
+	if v4.Len() > 0 {
+		out[RecordKeyIPv4] = v4.String()
+	}
+	if v6.Len() > 0 {
+		out[RecordKeyIPv6] = v6.String()
+	}
+	return out
+}
+
+// ErrRecordCorrupt is wrapped by DecodeRecord for a line that is not a
+// prefix of the key's family.
+var ErrRecordCorrupt = errors.New("the issued-block record has lines that are not prefixes of their family")
+
+// DecodeRecord parses EncodeRecord's text. Every line that parses is in the
+// returned set; the error lists the ones that do not (the caller must then
+// assume the worst about the addresses they stood for). Other keys are
+// ignored.
+func DecodeRecord(data map[string]string) (*netipx.IPSet, error) {
+	var b netipx.IPSetBuilder
+	var bad []string
+	for _, key := range []string{RecordKeyIPv4, RecordKeyIPv6} {
+		for line := range strings.Lines(data[key]) {
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			p, err := netip.ParsePrefix(line)
+			if err != nil || p.Addr().Is4() != (key == RecordKeyIPv4) {
+				bad = append(bad, fmt.Sprintf("%s: %q", key, line))
+				continue
+			}
+			b.AddPrefix(p.Masked())
+		}
+	}
+	set, _ := b.IPSet()
+	if len(bad) > 0 {
+		slices.SortFunc(bad, cmp.Compare)
+		return set, fmt.Errorf("%w: %s", ErrRecordCorrupt, strings.Join(bad[:min(len(bad), 5)], ", "))
+	}
+	return set, nil
+}

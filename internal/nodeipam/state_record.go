@@ -1,0 +1,188 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeipam
+
+import (
+	"errors"
+	"net/netip"
+	"time"
+
+	"go4.org/netipx"
+)
+
+// This file holds what State does for the issued-block record (record.go):
+// which blocks it must cover before they are written to a node, what one
+// write stores, and what it may forget.
+
+// ErrFenced means another NodeIPAM leader claimed the issued-block record
+// after this one did: this replica must allocate nothing more.
+var ErrFenced = errors.New("another NodeIPAM leader claimed the issued-block record; this replica allocates nothing more")
+
+// RecordOutcome is what became of a write of the record.
+type RecordOutcome int
+
+const (
+	// RecordStored: the API server stored it.
+	RecordStored RecordOutcome = iota
+	// RecordNotStored: the API server certainly stored nothing.
+	RecordNotStored
+	// RecordUnknown: it may or may not have been stored.
+	RecordUnknown
+)
+
+// issuedRecord is the record as NodeIPAM knows it.
+type issuedRecord struct {
+	// stored is what the API holds, as far as certainly known.
+	stored *netipx.IPSet
+	// writing is the content of a write in progress, nil if none: it may
+	// replace stored at any moment.
+	writing *netipx.IPSet
+	// want is what the next write stores: stored, grown by the chunks of
+	// blocks handed out or adopted since, less what trimming dropped.
+	want *netipx.IPSet
+	// orphanSince is when recorded addresses were first seen outside every
+	// tracked range (see TrimRecord).
+	orphanSince map[netip.Prefix]time.Time
+	// fenced is set once another leader claimed the record.
+	fenced bool
+}
+
+func newIssuedRecord() issuedRecord {
+	empty := &netipx.IPSet{}
+	return issuedRecord{stored: empty, want: empty, orphanSince: map[netip.Prefix]time.Time{}}
+}
+
+// coveredLocked reports whether the record certainly holds blocks, now and
+// after the write in progress, so they may be written to a node.
+func (s *State) coveredLocked(blocks []netip.Prefix) bool {
+	r := &s.record
+	return s.chunker.contains(r.stored, blocks) && (r.writing == nil || s.chunker.contains(r.writing, blocks))
+}
+
+// coverLocked grows the wanted record by the chunks of blocks it lacks and
+// reports whether blocks must wait for a write of the record.
+func (s *State) coverLocked(blocks []netip.Prefix) bool {
+	s.record.want = s.chunker.cover(s.record.want, blocks)
+	return !s.coveredLocked(blocks)
+}
+
+// RecordCovers reports whether the record certainly holds blocks, so they
+// may be written to a node.
+func (s *State) RecordCovers(blocks []netip.Prefix) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coveredLocked(blocks)
+}
+
+// BeginRecordWrite returns what to store as the record, or false when the
+// API already holds exactly that. The caller writes it, one write at a
+// time, and reports the outcome with EndRecordWrite; until then blocks that
+// the content lacks count as not covered.
+func (s *State) BeginRecordWrite() (*netipx.IPSet, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.record.fenced || s.record.want.Equal(s.record.stored) {
+		return nil, false
+	}
+	s.record.writing = s.record.want
+	return s.record.want, true
+}
+
+// EndRecordWrite records the outcome of writing content. After an unknown
+// outcome only what both the old and the new content hold is certainly
+// stored.
+func (s *State) EndRecordWrite(content *netipx.IPSet, outcome RecordOutcome) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &s.record
+	r.writing = nil
+	switch outcome {
+	case RecordStored:
+		r.stored = content
+	case RecordUnknown:
+		var b netipx.IPSetBuilder
+		b.AddSet(r.stored)
+		b.Intersect(content)
+		r.stored, _ = b.IPSet()
+	case RecordNotStored:
+	}
+}
+
+// RecordReread replaces what the API is known to hold by a fresh read of
+// the record (this leader's own claim, after a write whose outcome was
+// unknown).
+func (s *State) RecordReread(stored *netipx.IPSet) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record.stored = stored
+}
+
+// Fence stops allocation for good: another leader claimed the record, so
+// this replica's view is stale (it will lose its lease and exit).
+func (s *State) Fence() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record.fenced = true
+}
+
+// TrimRecord drops from the wanted record every chunk that is free past its
+// delay (see TrimRecord the function). It returns whether a write is due,
+// and, when recorded addresses outside every range are waiting out their
+// delay, how soon to trim again.
+func (s *State) TrimRecord() (bool, time.Duration) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.alloc == nil {
+		return false, 0
+	}
+	next := s.trimLocked(now)
+	return !s.record.fenced && !s.record.want.Equal(s.record.stored), next
+}
+
+func (s *State) trimLocked(now time.Time) time.Duration {
+	want, since, next := TrimRecord(s.record.want, s.cfg.Ranges, s.alloc.Busy(now), s.alloc.NextNeverUsed(),
+		s.record.orphanSince, now, s.cfg.RecycleDelay)
+	s.record.want, s.record.orphanSince = want, since
+	return next
+}
+
+// rangesChangedLocked follows a change of the tracked ranges: blocks of
+// addresses that were in no tracked range before and are recorded (a range
+// removed and added again, maybe with another nodeMaskSize) are quarantined
+// from now unless held, and the record is trimmed to the new chunks at
+// once, which keeps it within its size bound.
+func (s *State) rangesChangedLocked(now time.Time) {
+	before := s.chunker.ranges
+	s.chunker = newChunker(s.cfg.Ranges)
+	var b netipx.IPSetBuilder
+	b.AddSet(s.chunker.ranges)
+	b.RemoveSet(before)
+	b.Intersect(s.record.want)
+	if added, _ := b.IPSet(); len(added.Prefixes()) > 0 {
+		s.alloc.QuarantineUnheld(added.Prefixes(), now)
+	}
+	s.trimLocked(now)
+}
+
+// RecordWant returns the record as NodeIPAM wants it stored, for tests and
+// diagnostics.
+func (s *State) RecordWant() *netipx.IPSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.record.want
+}
