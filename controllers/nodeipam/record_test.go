@@ -30,7 +30,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -75,7 +74,7 @@ func (h *recordHarness) leader() (*nodeipamcore.State, *recordStore) {
 	ctx := context.Background()
 	pn := &podnetworkv1alpha1.PodNetwork{
 		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName, Generation: 1, ResourceVersion: "1"},
-		Spec:       podnetworkv1alpha1.PodNetworkSpec{Ranges: []podnetworkv1alpha1.PodCIDRRange{{Name: "pods", CIDR: "10.0.0.0/16", NodeMaskSize: ptr.To[int32](24)}}},
+		Spec:       podnetworkv1alpha1.PodNetworkSpec{Ranges: []podnetworkv1alpha1.PodCIDRRange{{Name: "pods", CIDR: "10.0.0.0/16", NodeMaskSize: 24}}},
 		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
 			{Name: "pods", CIDR: "10.0.0.0/16", NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},
 		}},

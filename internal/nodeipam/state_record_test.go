@@ -26,8 +26,10 @@ import (
 	. "github.com/onsi/gomega"
 	"go4.org/netipx"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
@@ -157,7 +159,7 @@ func TestRebuildQuarantinesFromRecord(t *testing.T) {
 		{
 			name:        "unheld recorded blocks are quarantined from the rebuild; listed ones keep their time",
 			record:      recorded,
-			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.64/26", FreedAt: metav1Time(t0.Add(-30 * time.Second))}},
+			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.64/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-30 * time.Second)))}},
 			want:        map[string]time.Time{"10.0.0.64/26": t0.Add(-30 * time.Second), "10.0.0.128/26": t0, "10.0.0.192/26": t0},
 			wantFromRec: 2,
 			wantClaim:   []string{"10.0.0.0/24"},

@@ -95,7 +95,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		createPodNetwork(60, pn.WhenExhaustedWait, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 		names := createNodes("downtime", 2)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
-		Eventually(k8sClient.Usage).WithArguments("q").Should(Equal(pn.RangeUsage{Capacity: 2, Allocated: 2}))
+		Eventually(k8sClient.Usage).WithArguments("q").Should(Equal(pn.NewRangeUsage(2, 2, 0, 0)))
 		freed := podCIDRsOf(names[0])()[0]
 		Expect(op.Stop()).To(Succeed())
 
@@ -151,7 +151,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		for _, name := range append(waiting, newcomer) {
 			Expect(podCIDRsOf(name)()).To(BeEmpty())
 		}
-		Eventually(k8sClient.Usage).WithArguments("many").Should(Equal(pn.RangeUsage{Capacity: 8192, Allocated: 8192 - n, Quarantined: n}))
+		Eventually(k8sClient.Usage).WithArguments("many").Should(Equal(pn.NewRangeUsage(8192, int64(8192-n), 0, int64(n))))
 		record := &corev1.ConfigMap{}
 		Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Namespace: framework.RecordNamespace, Name: nodeipamctrl.RecordName}, record)).To(Succeed())
 		Expect(record.Data).To(HaveKey(nodeipamcore.RecordKeyIPv4))
