@@ -65,14 +65,12 @@ type checker struct {
 	end           time.Time // the latest observation Time
 	endRV         int64
 	violations    []Violation
-	excused       []excuse
 	counts        map[string]int
 	stale         []StaleWrite
 	staleByRV     map[int64]bool
 	landedByRV    map[int64]*Write
 	procOf        map[string]string // holderIdentity -> process
 
-	excusedViolations []Violation
 }
 
 // nodeState is one Node object as last observed.
@@ -90,16 +88,7 @@ type freedBlock struct {
 	node   string
 	at     time.Time // Observation.Time of the deletion
 	rv     int64
-	tenure int    // the lease tenure at the deletion
-	holder string // its holderIdentity
-}
-
-// excuse is a recycle-delay breach the lease explains, unless the write
-// that reused the block came from the process that led at the deletion.
-type excuse struct {
-	Violation
-	msg    string // the breach, without the excuse
-	holder string // holderIdentity at the deletion
+	tenure int // the lease tenure at the deletion
 }
 
 func newChecker(opts Options) *checker {
@@ -195,14 +184,6 @@ func (c *checker) violate(inv string, o *Observation, format string, args ...any
 }
 
 func (c *checker) report() Report {
-	for _, e := range c.excused {
-		if w := c.landedByRV[e.RV]; w != nil && e.holder != "" && c.procOf[e.holder] == w.Process {
-			e.Message = e.msg + "; " + w.Process + " led at the deletion and reused the block itself"
-			c.violations = append(c.violations, e.Violation)
-			continue
-		}
-		c.excusedViolations = append(c.excusedViolations, e.Violation)
-	}
 	r := Report{Counts: c.counts, Stale: c.stale}
 	for _, s := range c.stale {
 		r.StaleWrites = append(r.StaleWrites, s.Write)
@@ -220,6 +201,5 @@ func (c *checker) report() Report {
 		return vs
 	}
 	r.Violations = attribute(c.violations)
-	r.Excused = attribute(c.excusedViolations)
 	return r
 }

@@ -104,16 +104,12 @@ limitations under the License.
 // time (whole seconds, truncated) plus one second. The slack (1s by
 // default) covers NodeIPAM seeing the deletion slightly before the
 // recorder does, and the whole-second freedAt of a restored quarantine
-// (rounded up, so never shorter). ReuseOldest allows any reuse. A reuse too
-// early is excused (Report.Excused), not a violation, when the lease
-// changed hands between the deletion and the reuse and no PodNetwork
-// observation in between listed the block in status.quarantine, and the
-// write that reused it (when the proxy logged it) did not come from the
-// process that led at the deletion: the leader that reused it could not
-// have known (docs/nodeipam.md: "a node deleted
-// while no leader runs is never seen going"; it also covers a block freed
-// within --node-ipam-status-interval before a fail-over, whose quarantine
-// was never written).
+// (rounded up, so never shorter). ReuseOldest allows any reuse. There is
+// no excuse for a fail-over or for downtime: a block freed before the
+// quarantine reached status.quarantine, or while no leader ran, is in
+// NodeIPAM's issued-block record, which the next leader's rebuild
+// quarantines from the rebuild time (docs/nodeipam.md), so an early reuse
+// is a violation whoever led at the deletion.
 //
 // liveness-ready (7): the last PodNetwork observation has Ready=True for
 // its current generation (condition observedGeneration equals

@@ -39,7 +39,6 @@ func Table(r Report) string {
 	for _, inv := range Invariants {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", inv, byInv[inv], staleByInv[inv])
 	}
-	fmt.Fprintf(&b, "| %s, excused (lost in a fail-over, documented limitation) | %d | |\n", InvRecycleDelay, len(r.Excused))
 
 	b.WriteString("\n| range transition | count |\n|---|---:|\n")
 	var transitions []string

@@ -29,7 +29,6 @@ func TestTable(t *testing.T) {
 			{Invariant: InvOverlap, RV: 9, Process: "op-1"},
 			{Invariant: InvLivenessReady, RV: 12},
 		},
-		Excused: []Violation{{Invariant: InvRecycleDelay, RV: 8}},
 		Counts: map[string]int{
 			CountNodes: 3, CountObservations: 40,
 			CountTransition + "Pending->Active": 2, CountTransition + "Active->Draining": 1,
@@ -48,7 +47,6 @@ func TestTable(t *testing.T) {
 		"| no-overlap | 2 | 1 |",
 		"| liveness-ready | 1 | 0 |",
 		"| purge-acked | 0 | 0 |",
-		"| recycle-delay, excused (lost in a fail-over, documented limitation) | 1 | |",
 		"| Active->Draining | 1 |\n| Pending->Active | 2 |",
 		"| nodes | 3 |",
 		"| op-0 | 10 | 2 | 1 |\n| op-1 | 5 | 0 | 0 |\n| all | 15 | 2 | 1 |",

@@ -113,10 +113,6 @@ type Violation struct {
 type Report struct {
 	// Violations are sorted by RV, then invariant.
 	Violations []Violation
-	// Excused are breaches of the recycle delay explained by a documented
-	// limitation (a deletion no leader persisted before a fail-over); they
-	// are reported, not counted as violations.
-	Excused []Violation
 	// Counts are what the history contained; the keys are the Count*
 	// constants, transitions as CountTransition+"Pending->Active" and
 	// writes as CountWrites+process.
