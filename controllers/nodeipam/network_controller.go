@@ -31,6 +31,7 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 )
 
@@ -85,11 +86,16 @@ func (r *NetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	return reconcile.Result{RequeueAfter: requeue}, nil
 }
 
-// sync applies the PodNetwork (nil when there is none) to the state, logs
-// the ranges it cannot use and retries the waiting nodes when the ranges,
-// the policy or the candidates changed.
+// sync applies the PodNetwork (nil when there is none), with the ranges the
+// autoscaler declared, to the state, logs the ranges it cannot use and
+// retries the waiting nodes when the ranges, the policy or the candidates
+// changed.
 func (r *NetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
-	res, err := r.state.Sync(pn)
+	set, err := watches.AutoscaledRangeSet(ctx, r.Client)
+	if err != nil {
+		return err
+	}
+	res, err := r.state.Sync(declared.View(pn, set))
 	if err != nil {
 		return err
 	}
@@ -117,7 +123,8 @@ func logConfigProblems(ctx context.Context, problems []nodeipamcore.ConfigProble
 	}
 }
 
-// SetupWithManager watches PodNetwork "default", NodeIPAM's own
+// SetupWithManager watches PodNetwork "default", the autoscaler's ranges
+// (a range's nodeSelector is in its declaration), NodeIPAM's own
 // PodNetworkConsumer and the state's signal.
 func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
@@ -131,6 +138,7 @@ func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("node-ipam-podnetwork").
 		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(ConsumerName))).
+		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
 		WatchesRawSource(r.signals.networkSource()).
 		Complete(r)
 }
