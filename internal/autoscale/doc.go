@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package autoscale decides, as a pure function, how the autoscaler grows
 // and shrinks the pod network from the pools of PodNetwork
 // spec.autoscaling: Decide takes a snapshot (the admin's ranges, the

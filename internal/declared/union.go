@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package declared computes the declared ranges of the cluster: the ranges
 // an admin wrote in PodNetwork spec.ranges together with the ranges the
 // autoscaler added in the spec of AutoscaledRangeSet "default". The union is
