@@ -64,7 +64,7 @@ help: ## Show this help.
 manifests: controller-gen ## Generate CRDs and RBAC from kubebuilder markers (config/ and the chart).
 	@# api/ is its own module, which a run from the root does not load properly: generate its CRDs from its directory.
 	cd api && $(CONTROLLER_GEN) crd paths="./..." output:crd:artifacts:config=../config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator paths="./controllers" paths="./controllers/adapters" paths="./controllers/lifecycle" paths="./controllers/nodeipam" paths="./internal/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator paths="./controllers" paths="./controllers/adapters" paths="./controllers/lifecycle" paths="./controllers/nodeipam" paths="./controllers/autoscale" paths="./internal/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator-adapters paths="./controllers/adapterrbac" output:rbac:artifacts:config=config/rbac/adapters
 	@hack/sync-chart.sh
 

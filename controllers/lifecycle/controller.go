@@ -213,7 +213,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&podnetworkv1alpha1.PodNetwork{}).
 		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
+		Watches(&corev1.Node{}, watches.CoalescedNodeEvents(watches.NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }
