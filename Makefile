@@ -216,8 +216,8 @@ envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time onl
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 
 .PHONY: test-assets
-test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok and the consumer-assets.
-	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
+test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok and the consumer-assets.
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler kubectl >/dev/null
 	@$(MAKE) --no-print-directory kwok
 
 .PHONY: consumer-assets

@@ -329,26 +329,30 @@ func TestDemandAndSelectors(t *testing.T) {
 }
 
 func TestNamesAreNeverReused(t *testing.T) {
-	f := newFixture(v1alpha1.AutoscalingAuto).tracked("p-3", "10.64.0.0/20", released, "p")
-	f.in.Spec = append(f.in.Spec, v1alpha1.PodCIDRRange{Name: "p-7x", CIDR: "10.96.0.0/16"})
+	f := newFixture(v1alpha1.AutoscalingAuto).tracked("p-3", "10.64.0.0/20", released, "p").admin("p-7x", "10.96.0.0/16", active, 256, 256, 0)
 	out := f.decide()
 	if got := setNames(out); !slices.Equal(got, []string{"p-4=10.64.16.0/20"}) {
 		t.Errorf("set %v, want p-4 outside the still tracked 10.64.0.0/20", got)
 	}
 }
 
-func TestPoolsSeeEachOthersSteps(t *testing.T) {
+// TestEveryPoolGrows: pools for other nodes (another family, another
+// selector) each take their own step in one decide; a pool for the same
+// nodes as another waits for the range the other just added.
+func TestEveryPoolGrows(t *testing.T) {
 	f := newFixture(v1alpha1.AutoscalingAuto)
 	q := *f.pool()
 	q.Name, q.CIDR, q.RangePrefixLength, q.NodeMaskSize = "q", "fd00:10::/48", 56, 64
 	r := *f.pool()
-	r.Name, r.CIDR = "r", "10.80.0.0/12"
-	f.in.Autoscaling.Pools = append(f.in.Autoscaling.Pools, q, r)
+	r.Name, r.CIDR, r.NodeSelector = "r", "10.80.0.0/12", zone("r")
+	s := *f.pool()
+	s.Name, s.CIDR = "s", "10.96.0.0/12"
+	f.in.Autoscaling.Pools = append(f.in.Autoscaling.Pools, q, r, s)
 	out := f.decide()
 	if got := setNames(out); !slices.Equal(got, []string{"p-1=10.64.0.0/20", "q-1=fd00:10::/56", "r-1=10.80.0.0/20"}) {
 		t.Errorf("set %v, want one first range per pool", got)
 	}
-	if len(out.Status.Pools) != 3 || !strings.Contains(out.Status.Message, "q Growing") {
+	if len(out.Status.Pools) != 4 || !strings.Contains(out.Status.Message, "q Growing") || !strings.Contains(out.Status.Pools[3].Message, `"p-1"`) {
 		t.Errorf("status %+v", out.Status)
 	}
 }
@@ -365,5 +369,38 @@ func TestDecideDoesNotMutateItsInput(t *testing.T) {
 	_ = f.decide()
 	if !reflect.DeepEqual(snapshot, f.in.Set) || !reflect.DeepEqual(*status, f.in.Status) || f.in.Set[0].Name != before.Name {
 		t.Error("Decide changed its input")
+	}
+}
+
+func TestWaitsForOtherPendingCapacity(t *testing.T) {
+	// The admin's range for the same nodes is Pending (just created): the
+	// pool waits for it instead of adding a range.
+	f := newFixture(v1alpha1.AutoscalingAuto).admin("pods", "10.64.0.0/20", pending).consumer("c", true)
+	out := f.decide()
+	if st := poolStatus(t, out); out.SetChanged || st.State != v1alpha1.PoolGrowing || !strings.Contains(st.Message, `"pods"`) {
+		t.Fatalf("changed %v state %s %q, want Growing, waiting for pods", out.SetChanged, st.State, st.Message)
+	}
+	// Declared, not tracked yet: the same.
+	g := newFixture(v1alpha1.AutoscalingAuto)
+	g.in.Spec = append(g.in.Spec, v1alpha1.PodCIDRRange{Name: "pods", CIDR: "10.64.0.0/20", NodeMaskSize: 24})
+	if out := g.decide(); out.SetChanged {
+		t.Errorf("added %v before the admin's range was tracked", setNames(out))
+	}
+	// Rejected by a required consumer, or invalid, it will not come: grow.
+	f.status("pods").Rejections = []v1alpha1.RangeRejection{{Consumer: "c", Message: "no"}}
+	if out := f.decide(); !out.SetChanged {
+		t.Error("waited for a rejected range")
+	}
+	f.status("pods").Rejections = nil
+	f.status("pods").InvalidReason = v1alpha1.RangeInvalidRangeConflict
+	if out := f.decide(); !out.SetChanged {
+		t.Error("waited for an invalid range")
+	}
+	// A Pending range for other nodes (another selector) is not waited for.
+	h := newFixture(v1alpha1.AutoscalingAuto)
+	h.in.Spec = append(h.in.Spec, v1alpha1.PodCIDRRange{Name: "gpu", CIDR: "10.99.0.0/20", NodeMaskSize: 24, NodeSelector: zone("gpu")})
+	h.tracked("gpu", "10.99.0.0/20", pending, "")
+	if out := h.decide(); !out.SetChanged {
+		t.Error("waited for a range of other nodes")
 	}
 }

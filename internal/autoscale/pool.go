@@ -154,7 +154,30 @@ func (d *decider) inFlight(pc *poolContext) (blocked bool, reason, msg string) {
 		}
 		return false, "", fmt.Sprintf("Waiting for range %q (%s) to become Active (%s)", a.Name, a.CIDR, waitingFor(rs))
 	}
+	// A range someone else declared for the same nodes (the admin's, when
+	// the PodNetwork was just created or edited) is capacity on its way:
+	// wait for it rather than add another, unless it cannot become Active.
+	for i := range pc.union.Ranges {
+		r := &pc.union.Ranges[i]
+		p, err := r.Prefix()
+		if err != nil || pc.union.Pools[r.Name] == pc.p.Name || p.Addr().Is4() != pc.spec.prefix.Addr().Is4() || !sameSelector(r.NodeSelector, pc.p.NodeSelector) {
+			continue
+		}
+		rs := d.tracked[r.Name]
+		switch {
+		case rs == nil:
+			return false, "", fmt.Sprintf("Waiting for range %q (%s), which serves the pool's nodes, to be tracked", r.Name, r.CIDR)
+		case rs.Phase == v1alpha1.RangePhasePending && rs.CIDR == p.Masked().String() && rs.InvalidReason == "" && !d.rejectedByRequired(rs):
+			return false, "", fmt.Sprintf("Waiting for range %q (%s), which serves the pool's nodes, to become Active (%s)", r.Name, r.CIDR, waitingFor(rs))
+		}
+	}
 	return false, "", ""
+}
+
+// rejectedByRequired reports whether a required consumer rejected the
+// current phase of rs.
+func (d *decider) rejectedByRequired(rs *v1alpha1.RangeStatus) bool {
+	return slices.ContainsFunc(rs.Rejections, func(r v1alpha1.RangeRejection) bool { return d.required[r.Consumer] })
 }
 
 func waitingFor(rs *v1alpha1.RangeStatus) string {
