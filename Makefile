@@ -311,7 +311,7 @@ bench-e2e: ## End-to-end node CIDR comparison on a local control plane (BENCH_FL
 AUTOSCALE_BENCH_FLAGS ?=
 
 .PHONY: bench-autoscale
-bench-autoscale: ## Autoscaling benchmark: nodes that ever waited for a block, and the longest wait, with and without the autoscaler (about 5 min).
+bench-autoscale: ## Autoscaling benchmark: nodes that ever waited for a block, and the longest wait, with and without the autoscaler (about 3 min).
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 	$(GO) build -o bin/manager .
 	@mkdir -p $(BENCH_DIR)
