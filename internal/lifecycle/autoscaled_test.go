@@ -34,13 +34,14 @@ func (w *world) withUnion(spec []v1alpha1.PodCIDRRange, set ...v1alpha1.Autoscal
 	return w
 }
 
-func autoRng(name, pool, cidr string, nms int32) v1alpha1.AutoscaledRange {
-	return v1alpha1.AutoscaledRange{Name: name, Pool: pool, CIDR: v1alpha1.CIDRString(cidr), NodeMaskSize: nms, AddedTime: &metav1.Time{Time: t0}}
+// autoRng is a range the autoscaler added, of /24 blocks.
+func autoRng(name, pool, cidr string) v1alpha1.AutoscaledRange {
+	return v1alpha1.AutoscaledRange{Name: name, Pool: pool, CIDR: v1alpha1.CIDRString(cidr), NodeMaskSize: 24, AddedTime: &metav1.Time{Time: t0}}
 }
 
 func TestAutoscaledRangesAreDeclaredAndMarked(t *testing.T) {
 	spec := []v1alpha1.PodCIDRRange{specRng("pods", "10.244.0.0/20")}
-	w := newWorld().withUnion(spec, autoRng("pods-v4-1", "pods-v4", "10.244.0.0/19", 24)).consumers(
+	w := newWorld().withUnion(spec, autoRng("pods-v4-1", "pods-v4", "10.244.0.0/19")).consumers(
 		required("c", ack("pods", "10.244.0.0/20", pending), ack("pods", "10.244.0.0/20", active),
 			ack("pods-v4-1", "10.244.0.0/19", pending)))
 	out := w.step()
@@ -56,7 +57,7 @@ func TestAutoscaledRangesAreDeclaredAndMarked(t *testing.T) {
 
 	// The admin replaces their spec (apply, replace, GitOps): the
 	// autoscaled range stays declared and Active.
-	w.withUnion([]v1alpha1.PodCIDRRange{specRng("pods", "10.244.0.0/20"), specRng("more", "10.96.0.0/16")}, autoRng("pods-v4-1", "pods-v4", "10.244.0.0/19", 24))
+	w.withUnion([]v1alpha1.PodCIDRRange{specRng("pods", "10.244.0.0/20"), specRng("more", "10.96.0.0/16")}, autoRng("pods-v4-1", "pods-v4", "10.244.0.0/19"))
 	out = w.step()
 	if phaseOf(out, "pods-v4-1") != active {
 		t.Errorf("autoscaled range %s after the admin's edit, want Active", phaseOf(out, "pods-v4-1"))
@@ -75,7 +76,7 @@ func TestAutoscaledRangesAreDeclaredAndMarked(t *testing.T) {
 }
 
 func TestAdoptedAutoscaledRangeBecomesTheAdmins(t *testing.T) {
-	a := autoRng("p-1", "p", "10.64.0.0/20", 24)
+	a := autoRng("p-1", "p", "10.64.0.0/20")
 	w := newWorld().withUnion(nil, a).consumers(required("c", ack("p-1", "10.64.0.0/20", pending)))
 	if out := w.step(); rangeOf(out, "p-1").Pool != "p" {
 		t.Fatalf("pool %q, want p", rangeOf(out, "p-1").Pool)
@@ -91,7 +92,7 @@ func TestAdoptedAutoscaledRangeBecomesTheAdmins(t *testing.T) {
 }
 
 func TestShadowedSpecEntryIsReported(t *testing.T) {
-	w := newWorld().withUnion([]v1alpha1.PodCIDRRange{specRng("p-1", "10.99.0.0/16")}, autoRng("p-1", "p", "10.64.0.0/20", 24)).
+	w := newWorld().withUnion([]v1alpha1.PodCIDRRange{specRng("p-1", "10.99.0.0/16")}, autoRng("p-1", "p", "10.64.0.0/20")).
 		consumers(required("c", ack("p-1", "10.64.0.0/20", pending)))
 	out := w.step()
 	if r := rangeOf(out, "p-1"); r.CIDR != "10.64.0.0/20" || r.Phase != active {

@@ -53,7 +53,7 @@ var _ = Describe("Autoscaling", func() {
 		consumers{names: []string{"cni", "proxy"}, delay: time.Second}.start()
 		startOperator()
 		// The admin's 8 blocks (/25 of /28s) inside a pool of 256.
-		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.70.0.0/20", 24, 28, 30),
+		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.70.0.0/20", 24, 30),
 			framework.Range("pods", "10.70.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 		Eventually(k8sClient.Phase).WithArguments("pods").Should(Equal(v1alpha1.RangePhaseActive))
 
@@ -112,7 +112,7 @@ var _ = Describe("Autoscaling", func() {
 	It("says when the pool has no room left, with a condition and one event", func() {
 		consumers{names: []string{"cni"}}.start()
 		startOperator()
-		p := autoPool("10.71.0.0/24", 24, 28, 30)
+		p := autoPool("10.71.0.0/24", 24, 30)
 		p.GrowBy = v1alpha1.GrowByExpand
 		Expect(k8sClient.Create(suiteCtx, network(p, framework.Range("pods", "10.71.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 
@@ -138,7 +138,7 @@ var _ = Describe("Autoscaling", func() {
 			return ""
 		}}.start()
 		startOperator()
-		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.72.0.0/20", 24, 28, 30),
+		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.72.0.0/20", 24, 30),
 			framework.Range("pods", "10.72.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 
 		names := createNodes("rej", 8)
@@ -168,7 +168,7 @@ var _ = Describe("Autoscaling", func() {
 		history := recordHistory()
 		consumers{names: []string{"cni"}}.start()
 		startOperator()
-		p := autoPool("10.73.0.0/20", 25, 28, 0)
+		p := autoPool("10.73.0.0/20", 25, 0)
 		p.GrowBy = v1alpha1.GrowByAdd
 		p.Grow = v1alpha1.GrowThreshold{FreeBlocksBelow: 3}
 		p.Shrink = v1alpha1.ShrinkPolicy{FreeBlocksAbove: 6, IdleSeconds: new(int32)}
@@ -205,7 +205,7 @@ var _ = Describe("Autoscaling", func() {
 			return hold.Load() && rs.Name != "pods"
 		}}.start()
 		op := startOperator()
-		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.76.0.0/20", 24, 28, 30),
+		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.76.0.0/20", 24, 30),
 			framework.Range("pods", "10.76.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 
 		names := createNodes("restart", 8)
@@ -248,7 +248,7 @@ var _ = Describe("Autoscaling", func() {
 		admin := newAdmin()
 		// A pool for zone-a nodes, which no range of the admin serves: it
 		// adds its first range at once, then holds it, idle and Active.
-		p := autoPool("10.74.0.0/20", 24, 28, 30)
+		p := autoPool("10.74.0.0/20", 24, 30)
 		p.NodeSelector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
 			{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}
 		mine := network(p, framework.Range("pods", "10.75.0.0/24").NodeMaskSize(28).Obj())

@@ -43,11 +43,12 @@ import (
 // poolName is the pool every spec autoscales.
 const poolName = "p"
 
-// autoPool returns a pool carving /rangeBits ranges of /nms blocks from
-// cidr, growing below growPercent free blocks.
-func autoPool(cidr string, rangeBits, nms, growPercent int32) v1alpha1.AutoscalingPool {
+// autoPool returns a pool carving /rangeBits ranges of /28 blocks (16
+// addresses: small ranges fill with few nodes) from cidr, growing below
+// growPercent free blocks.
+func autoPool(cidr string, rangeBits, growPercent int32) v1alpha1.AutoscalingPool {
 	return v1alpha1.AutoscalingPool{
-		Name: poolName, CIDR: cidr, RangePrefixLength: rangeBits, NodeMaskSize: nms,
+		Name: poolName, CIDR: cidr, RangePrefixLength: rangeBits, NodeMaskSize: 28,
 		Grow: v1alpha1.GrowThreshold{FreePercentBelow: growPercent},
 	}
 }
