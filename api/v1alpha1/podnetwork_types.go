@@ -623,8 +623,8 @@ type PodNetworkStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=pn
 // +kubebuilder:storageversion
-// +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.summary.activeRanges`,description="Number of spec ranges that are Active"
-// +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.summary.totalRanges`,description="Number of ranges in spec"
+// +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.summary.activeRanges`,description="Number of declared ranges (spec.ranges and the autoscaler's) that are Active"
+// +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.summary.totalRanges`,description="Number of declared ranges (spec.ranges and the autoscaler's)"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="Whether every spec range is Active and nothing is in transition"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Pending",type=integer,priority=10,JSONPath=`.status.summary.pendingRanges`,description="Number of Pending ranges"

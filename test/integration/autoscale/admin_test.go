@@ -137,3 +137,16 @@ func (a admin) replace(pn *v1alpha1.PodNetwork) {
 	obj.SetResourceVersion(live.ResourceVersion)
 	Expect(k8sClient.Update(suiteCtx, obj)).To(Succeed())
 }
+
+// getWide returns `kubectl get podnetwork default -o wide`, or "" without
+// kubectl (the printer columns are the apiserver's; only kubectl shows them).
+func (a admin) getWide() string {
+	GinkgoHelper()
+	if a.kubectl == "" {
+		return ""
+	}
+	out, err := exec.Command(a.kubectl, "--kubeconfig", a.kubeconfig, "get", "podnetwork", v1alpha1.PodNetworkName, "-o", "wide").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "kubectl get -o wide: %s", out)
+	GinkgoWriter.Printf("kubectl get podnetwork default -o wide:\n%s", out)
+	return string(out)
+}

@@ -299,5 +299,10 @@ var _ = Describe("Autoscaling", func() {
 			}
 		}
 		Expect(k8sClient.GetPodNetwork().Status.FindRange(name).Pool).To(Equal(poolName))
+		if out := admin.getWide(); out != "" {
+			// What the admin sees: the autoscaled range counted, and each
+			// pool's state.
+			Expect(out).To(And(ContainSubstring("AUTOSCALED"), ContainSubstring("AUTOSCALING"), MatchRegexp(`\s1\s+p Steady`)))
+		}
 	})
 })
