@@ -36,6 +36,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 )
 
@@ -63,6 +64,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/finalizers,verbs=update
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=autoscaledrangesets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -122,11 +124,18 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
+	set, err := watches.AutoscaledRangeSet(ctx, r.Client)
+	if err != nil {
+		return lifecyclecore.Input{}, nil, err
+	}
+	union := declared.Union(pn.Spec.Ranges, set)
 	in := lifecyclecore.Input{
 		Now:          r.clock().Now(),
 		Generation:   pn.Generation,
 		Deleting:     !pn.DeletionTimestamp.IsZero(),
-		Spec:         pn.Spec.Ranges,
+		Spec:         union.Ranges,
+		Pools:        union.Pools,
+		Shadowed:     union.Shadowed,
 		Status:       pn.Status,
 		StallAfter:   r.StallAfter,
 		Consumers:    make([]lifecyclecore.Consumer, 0, len(consumers.Items)),
@@ -193,16 +202,18 @@ func (r *Reconciler) clock() clock.PassiveClock {
 }
 
 // SetupWithManager watches the PodNetwork and everything its lifecycle
-// depends on: consumers (their acknowledgements), nodes (their podCIDRs hold
-// Draining ranges; their addresses must stay outside every range) and
-// ServiceCIDRs (no range may overlap them).
+// depends on: the autoscaler's ranges (declared with spec.ranges),
+// consumers (their acknowledgements), nodes (their podCIDRs hold Draining
+// ranges; their addresses must stay outside every range) and ServiceCIDRs
+// (no range may overlap them).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toDefault := watches.EnqueuePodNetwork()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podnetwork-lifecycle").
 		For(&podnetworkv1alpha1.PodNetwork{}).
+		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
+		Watches(&corev1.Node{}, watches.CoalescedNodeEvents(watches.NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }

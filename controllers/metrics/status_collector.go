@@ -48,7 +48,8 @@ type statusCollector struct {
 }
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{rangePhaseDesc, rangeBlocksDesc, rangeCapacityDesc, rangeWaitingDesc, consumerInSyncDesc} {
+	for _, d := range []*prometheus.Desc{rangePhaseDesc, rangeBlocksDesc, rangeCapacityDesc, rangeWaitingDesc, consumerInSyncDesc,
+		poolBlocksDesc, poolDemandDesc, poolExhaustionDesc, poolStateDesc} {
 		ch <- d
 	}
 }
@@ -95,4 +96,5 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(consumerInSyncDesc, prometheus.GaugeValue, v, cs.Name, required)
 	}
+	collectAutoscaling(ch, pn.Status.Autoscaling)
 }

@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 )
 
@@ -100,7 +102,11 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := nodeipamcore.NewRebuild(cached)
+	set, err := watches.AutoscaledRangeSet(ctx, r.client)
+	if err != nil {
+		return err
+	}
+	b, err := nodeipamcore.NewRebuild(declared.View(cached, set))
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,11 @@ func (c *computer) decorate(e *entry) {
 		}
 		e.st.Holders = hs
 	}
+	if c.inSpec(e) {
+		// A range that left the union keeps the pool it came from while it
+		// drains; an adopted one becomes the admin's.
+		e.st.Pool = c.in.Pools[e.st.Name]
+	}
 	e.st.CoveredBy = c.coveredBy(e)
 	if c.in.Usage != nil {
 		// A range the report leaves out gets no usage (the zero value).
@@ -292,13 +297,24 @@ func (c *computer) specLines(l *lines) {
 		default:
 			continue
 		}
-		l.specIssues = append(l.specIssues, line)
-		l.blocking = append(l.blocking, line)
-		if !mentions(prevDegraded, line) {
-			ev := warning(EventRangeInvalid, "Validate", capitalize(line))
-			ev.Range = name
-			c.events = append(c.events, ev)
+		c.specIssue(l, prevDegraded, name, line)
+	}
+	for _, sh := range c.in.Shadowed {
+		if !c.in.Deleting {
+			c.specIssue(l, prevDegraded, sh.Name, sh.Message)
 		}
+	}
+}
+
+// specIssue reports a spec entry that cannot be tracked, with an event the
+// first time.
+func (c *computer) specIssue(l *lines, prevDegraded *metav1.Condition, name, line string) {
+	l.specIssues = append(l.specIssues, line)
+	l.blocking = append(l.blocking, line)
+	if !mentions(prevDegraded, line) {
+		ev := warning(EventRangeInvalid, "Validate", capitalize(line))
+		ev.Range = name
+		c.events = append(c.events, ev)
 	}
 }
 
@@ -456,6 +472,11 @@ func (c *computer) foreignNodes() (int32, []string) {
 
 func (c *computer) summary() v1alpha1.PodNetworkSummary {
 	s := v1alpha1.PodNetworkSummary{TotalRanges: int32(len(c.in.Spec))}
+	for _, sr := range c.in.Spec {
+		if c.in.Pools[sr.Name] != "" {
+			s.AutoscaledRanges++
+		}
+	}
 	for _, sr := range c.spec {
 		if e := c.entries[sr.r.Name]; e != nil && e.st.Phase == v1alpha1.RangePhaseActive && c.inSpec(e) {
 			s.ActiveRanges++

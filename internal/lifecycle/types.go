@@ -25,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/declared"
 )
 
 // DefaultStallAfter is how long a range may wait for a required consumer's
@@ -46,8 +47,17 @@ type Input struct {
 	// range is then treated as removed from the spec.
 	Deleting bool
 
-	// Spec is spec.ranges of the PodNetwork.
+	// Spec are the declared ranges: spec.ranges of the PodNetwork together
+	// with the autoscaler's ranges (declared.Union(...).Ranges).
 	Spec []v1alpha1.PodCIDRRange
+
+	// Pools maps each range of Spec the autoscaler holds to its pool
+	// (declared.Union(...).Pools); status.ranges[].pool shows it.
+	Pools map[string]string
+
+	// Shadowed are the entries of spec.ranges the union left out
+	// (declared.Union(...).Shadowed); Degraded names them.
+	Shadowed []declared.Shadowed
 
 	// Status is the current status of the PodNetwork: its ranges, consumer
 	// summaries and conditions are the previous state of the machine.
