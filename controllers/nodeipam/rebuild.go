@@ -104,7 +104,7 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	if err := r.addNodes(ctx, b); err != nil {
 		return err
 	}
-	b.RestoreQuarantine(live)
+	b.RestoreQuarantine(live, r.state.Now().Time)
 	sum := r.state.Open(b)
 	r.signals.all()
 
@@ -115,7 +115,8 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	}
 	log.Info("Rebuilt the node allocator from the API; allocating",
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
-		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "ranges", sum.Ranges, "duration", time.Since(start))
+		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "quarantineIgnored", sum.QuarantineIgnored,
+		"ranges", sum.Ranges, "duration", time.Since(start))
 	return nil
 }
 

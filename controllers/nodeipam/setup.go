@@ -25,6 +25,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 const (
@@ -35,7 +36,7 @@ const (
 	// FieldManager is the field manager of every NodeIPAM write:
 	// node podCIDRs, its PodNetworkConsumer status, and the PodNetwork status
 	// fields it owns (ranges[].usage, quarantine, allocationConflicts).
-	FieldManager = "podnetwork-operator/node-ipam"
+	FieldManager = statusedit.NodeIPAMManager
 
 	// eventSource is the reporting controller of NodeIPAM's events.
 	eventSource = "podnetwork-node-ipam"

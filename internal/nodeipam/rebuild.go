@@ -18,6 +18,7 @@ package nodeipam
 
 import (
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -40,6 +41,9 @@ type Rebuild struct {
 	nodes      map[string]nodeRecord
 	holdings   []Holding
 	conflicts  []Conflict
+	// quarantineIgnored counts the quarantine entries not restored as
+	// written (QuarantineEntries).
+	quarantineIgnored int
 }
 
 // NewRebuild starts a rebuild from the PodNetwork (nil when there is none).
@@ -76,12 +80,16 @@ func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
 }
 
 // RestoreQuarantine restores the quarantine the PodNetwork (nil when there
-// is none) reports. It should be read from the API server, not the cache,
-// so blocks freed just before a failover stay quarantined.
-func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork) {
-	if pn != nil {
-		r.alloc.RestoreQuarantine(QuarantineEntries(pn.Status.Quarantine))
+// is none) reports, as QuarantineEntries reads it at now. It should be read
+// from the API server, not the cache, so blocks freed just before a failover
+// stay quarantined.
+func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork, now time.Time) {
+	if pn == nil {
+		return
 	}
+	entries, ignored := QuarantineEntries(pn.Status.Quarantine, now)
+	r.alloc.RestoreQuarantine(entries)
+	r.quarantineIgnored = ignored
 }
 
 // RebuildSummary says what a finished rebuild found.
@@ -91,6 +99,10 @@ type RebuildSummary struct {
 	// OutsideEveryRange counts the podCIDRs no range contains.
 	OutsideEveryRange int
 	Quarantined       int
+	// QuarantineIgnored counts the entries of status.quarantine that were
+	// not restored as written: a cidr that is not a canonical prefix, or a
+	// freedAt in the future (status edited by hand).
+	QuarantineIgnored int
 	Ranges            int
 	// Conflicts are the overlapping podCIDRs of node pairs: another
 	// allocator is or was at work.
@@ -109,6 +121,7 @@ func (r *Rebuild) finish() RebuildSummary {
 		PodCIDRs:          len(r.holdings),
 		OutsideEveryRange: len(r.alloc.Unmanaged()),
 		Quarantined:       len(r.alloc.Quarantine()),
+		QuarantineIgnored: r.quarantineIgnored,
 		Ranges:            len(r.cfg.Ranges),
 		Conflicts:         r.conflicts,
 		Problems:          ConfigProblems(&Config{}, &r.cfg),

@@ -57,7 +57,7 @@ func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*corev1.Node) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.RestoreQuarantine(pn)
+	r.RestoreQuarantine(pn, t0)
 	for _, n := range listed {
 		if err := r.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
 			t.Fatal(err)
