@@ -110,11 +110,14 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		}
 		ctrl.LoggerFrom(ctx).Info("Started a rollout", "adapter", r.Consumer, "daemonSet", r.DaemonSet.String(), "configHash", hash)
 	}
-	if p := rollout.Check(s.ds, s.pods, hash); !p.Done {
+	since, problem := rollout.TrustedChangedAt(s.ds, rollout.LastChange(s.cm))
+	if problem != "" {
+		problems = append(problems, problem)
+	}
+	if p := rollout.Check(s.ds, s.pods, hash, since); !p.Done {
 		return wait(adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", plan.Summary, p.Message))
 	}
 	if r.Proof != nil {
-		since := rollout.ChangedAt(s.ds)
 		if waiting := r.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
 			return wait(adaptercore.ReasonWaitingForNodes, fmt.Sprintf("%s is rolled out to DaemonSet %s; waiting for %d nodes to %s at or after %s: %s",
 				plan.Summary, r.DaemonSet, len(waiting), r.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting)))
