@@ -144,7 +144,7 @@ func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) {
 	if len(o.Problems) > 0 {
 		log.Info("Node has podCIDRs NodeIPAM cannot read, or reads only in a legacy format", "problems", o.Problems)
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, InvalidPodCIDRReason, "ObservePodCIDRs", "%s",
-			text.Truncate(invalidPodCIDRNote(o), maxEventNote))
+			text.Truncate(invalidPodCIDRNote(o.PodCIDRs, o.Problems), maxEventNote))
 	}
 	for _, c := range o.Conflicts {
 		log.Info("Node has a podCIDR overlapping another node's: another allocator is at work",
@@ -302,11 +302,11 @@ const maxEventNote = 1024
 
 // invalidPodCIDRNote says what NodeIPAM made of podCIDRs it cannot read, or
 // reads only in a legacy format.
-func invalidPodCIDRNote(o nodeipamcore.Observation) string {
+func invalidPodCIDRNote(read []netip.Prefix, problems []string) string {
 	what := "NodeIPAM reserves nothing for the podCIDRs it cannot read"
-	if len(o.PodCIDRs) > 0 {
-		what = fmt.Sprintf("NodeIPAM reserves %v for this node, as Kubernetes reads the values, and nothing for the ones it cannot read", o.PodCIDRs)
+	if len(read) > 0 {
+		what = fmt.Sprintf("NodeIPAM reserves %v for this node, as Kubernetes reads the values, and nothing for the ones it cannot read", read)
 	}
 	return fmt.Sprintf("podCIDRs %s. %s; the range lifecycle counts a node with an unreadable podCIDR as a holder of every Draining range. Replace the node to fix it (podCIDRs cannot be changed)",
-		strings.Join(o.Problems, "; "), what)
+		strings.Join(problems, "; "), what)
 }

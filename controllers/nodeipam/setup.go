@@ -57,19 +57,21 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	state := nodeipamcore.NewState(clk, nodeipamcore.NewBackoff(opts.EventBackoff, opts.MaxEventBackoff, clk),
 		podnetworkv1alpha1.IPFamily(opts.PrimaryIPFamily))
 	wake := newSignals()
+	recorder := mgr.GetEventRecorder(eventSource)
 	if err := mgr.Add(&rebuilder{
-		state:   state,
-		signals: wake,
-		cache:   mgr.GetCache(),
-		client:  mgr.GetClient(),
-		reader:  mgr.GetAPIReader(),
+		state:    state,
+		signals:  wake,
+		recorder: recorder,
+		cache:    mgr.GetCache(),
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
 	if err := (&NodeReconciler{
 		Client:   mgr.GetClient(),
 		Reader:   mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorder(eventSource),
+		Recorder: recorder,
 		Metrics:  m,
 		state:    state,
 		signals:  wake,

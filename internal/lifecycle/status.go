@@ -215,8 +215,11 @@ func (c *computer) entryEvents(e *entry) {
 	same := prev != nil && !e.moved && prev.CIDR == e.st.CIDR && prev.Phase == e.st.Phase
 	if e.st.InvalidReason != "" && !(same && prev.InvalidReason == e.st.InvalidReason && prev.InvalidMessage == e.st.InvalidMessage) {
 		msg := fmt.Sprintf("Range %q (%s) cannot be used: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
-		if e.st.Phase == v1alpha1.RangePhaseActive {
+		switch e.st.Phase {
+		case v1alpha1.RangePhaseActive:
 			msg = fmt.Sprintf("Active range %q (%s) conflicts: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
+		case v1alpha1.RangePhaseDraining, v1alpha1.RangePhaseReleased:
+			msg = fmt.Sprintf("%s range %q (%s) is never released: %s", e.st.Phase, e.st.Name, e.st.CIDR, e.st.InvalidMessage)
 		}
 		ev := warning(EventRangeInvalid, "Validate", msg)
 		ev.Range, ev.CIDR = e.st.Name, e.st.CIDR

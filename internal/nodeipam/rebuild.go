@@ -18,6 +18,7 @@ package nodeipam
 
 import (
 	"fmt"
+	"net/netip"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -44,6 +45,17 @@ type Rebuild struct {
 	// quarantineIgnored counts the quarantine entries not restored as
 	// written (QuarantineEntries).
 	quarantineIgnored int
+	podCIDRProblems   []NodePodCIDRProblems
+}
+
+// NodePodCIDRProblems is a node whose podCIDRs could not all be read, or
+// only in a legacy format (cidr.ObservePrefixes).
+type NodePodCIDRProblems struct {
+	Node string
+	UID  types.UID
+	// PodCIDRs are the podCIDRs that could be read, as Kubernetes reads them.
+	PodCIDRs []netip.Prefix
+	Problems []string
 }
 
 // NewRebuild starts a rebuild from the PodNetwork (nil when there is none).
@@ -62,10 +74,16 @@ func NewRebuild(pn *v1alpha1.PodNetwork) (*Rebuild, error) {
 	return r, nil
 }
 
-// AddNode reserves a node's podCIDRs (node.spec.podCIDRs, unparsed). Nodes
-// without podCIDRs are skipped.
+// AddNode reserves a node's podCIDRs (node.spec.podCIDRs, unparsed), read
+// as Kubernetes reads them; the ones that cannot be read, or only in a
+// legacy format, are listed in the summary. Nodes without podCIDRs are
+// skipped.
 func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
-	cidrs := cidr.ParseObserved(podCIDRs)
+	read := cidr.ObservePrefixes(podCIDRs)
+	if len(read.Problems) > 0 {
+		r.podCIDRProblems = append(r.podCIDRProblems, NodePodCIDRProblems{Node: name, UID: uid, PodCIDRs: read.Prefixes, Problems: read.Problems})
+	}
+	cidrs := read.Prefixes
 	if len(cidrs) == 0 {
 		return nil
 	}
@@ -110,6 +128,9 @@ type RebuildSummary struct {
 	// Problems are the ranges NodeIPAM cannot use and the invalid
 	// nodeSelectors.
 	Problems []ConfigProblem
+	// PodCIDRProblems are the nodes whose podCIDRs could not all be read,
+	// or only in a legacy format.
+	PodCIDRProblems []NodePodCIDRProblems
 }
 
 // finish checks the reserved podCIDRs for overlaps once every node was
@@ -125,5 +146,6 @@ func (r *Rebuild) finish() RebuildSummary {
 		Ranges:            len(r.cfg.Ranges),
 		Conflicts:         r.conflicts,
 		Problems:          ConfigProblems(&Config{}, &r.cfg),
+		PodCIDRProblems:   r.podCIDRProblems,
 	}
 }

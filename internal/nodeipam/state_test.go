@@ -403,3 +403,16 @@ func TestLegacyPodCIDRIsNeverFreeSpace(t *testing.T) {
 	_, err := f.state.Allocate(node("e"))
 	g.Expect(err).To(HaveOccurred(), "the four blocks are taken")
 }
+
+// TestRebuildListsUnreadablePodCIDRs: the rebuild reads legacy podCIDRs as
+// Kubernetes does and lists every node whose podCIDRs it could not all read
+// plainly, for the controller to report.
+func TestRebuildListsUnreadablePodCIDRs(t *testing.T) {
+	g := NewWithT(t)
+	f := openState(t, smallNet(), node("ok", "10.0.0.0/26"), node("legacy", "010.0.0.64/26"), node("broken", "not-a-cidr"))
+	g.Expect(f.sum.PodCIDRProblems).To(HaveExactElements(
+		And(HaveField("Node", "legacy"), HaveField("PodCIDRs", mps("10.0.0.64/26")), HaveField("Problems", ConsistOf(ContainSubstring("leading zeros")))),
+		And(HaveField("Node", "broken"), HaveField("PodCIDRs", BeEmpty()), HaveField("Problems", ConsistOf(`"not-a-cidr" is not a CIDR`))),
+	))
+	g.Expect(f.holdings()).To(Equal(map[string][]string{"ok": {"10.0.0.0/26"}, "legacy": {"10.0.0.64/26"}}))
+}
