@@ -106,3 +106,28 @@ func TestObservePrefixes(t *testing.T) {
 	g.Expect(got.Problems).To(HaveExactElements(`"garbage" is not a CIDR`, ContainSubstring(`"010.245.0.0/24" has leading zeros`)))
 	g.Expect(ParseObserved([]string{"garbage", "fd00::/64"})).To(Equal([]netip.Prefix{netip.MustParsePrefix("fd00::/64")}))
 }
+
+// FuzzParseObservedPrefix reads any text as a value of an object the
+// operator does not own: never a panic, a result that is a masked prefix
+// of one family, and exactly ParseCanonical's result, without a legacy
+// note, for a canonical value. The seed corpus is in testdata/fuzz.
+func FuzzParseObservedPrefix(f *testing.F) {
+	for _, s := range []string{"10.244.0.0/24", "010.244.0.0/24", "::ffff:10.0.0.0/120", "10.244.1.5/24", "FD00::/64", "garbage", "10.0.0.0/08"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, legacy, ok := ParseObservedPrefix(s)
+		if !ok {
+			if legacy != "" || p.IsValid() {
+				t.Fatalf("unreadable %q read as %s with note %q", s, p, legacy)
+			}
+			return
+		}
+		if !p.IsValid() || p != p.Masked() || p.Addr().Is4In6() || p.Addr().Zone() != "" {
+			t.Fatalf("%q read as %s", s, p)
+		}
+		if c, err := ParseCanonical(s); err == nil && (c != p || legacy != "") {
+			t.Fatalf("canonical %q read as %s with note %q", s, p, legacy)
+		}
+	})
+}
