@@ -77,7 +77,7 @@ func (r *Reconciler) takeBack(ctx context.Context, name string, out *lifecycleco
 		return err
 	}
 	pn := &podnetworkv1alpha1.PodNetwork{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Name: name}, pn); err != nil {
+	if err := r.reader().Get(ctx, client.ObjectKey{Name: name}, pn); err != nil {
 		return fmt.Errorf("reading PodNetwork %s: %w", name, err)
 	}
 	return r.apply(ctx, name, r.desired(pn, out))
@@ -89,7 +89,7 @@ func (r *Reconciler) takeBack(ctx context.Context, name string, out *lifecycleco
 // object changed since it was read; the next reconcile tries again.
 func (r *Reconciler) takeOver(ctx context.Context, name string, purgedEntries []string) (bool, error) {
 	pn := &podnetworkv1alpha1.PodNetwork{}
-	if err := r.Reader.Get(ctx, client.ObjectKey{Name: name}, pn); err != nil {
+	if err := r.reader().Get(ctx, client.ObjectKey{Name: name}, pn); err != nil {
 		return false, fmt.Errorf("reading PodNetwork %s: %w", name, err)
 	}
 	entries, changed, err := statusedit.Takeover(pn.ManagedFields, metav1.NewTime(r.clock().Now()), purgedEntries)
@@ -107,6 +107,16 @@ func (r *Reconciler) takeOver(ctx context.Context, name string, purgedEntries []
 		return false, fmt.Errorf("taking back the PodNetwork status fields other clients set: %w", err)
 	}
 	return true, nil
+}
+
+// reader is Reader, or Client when none was given (its cache may be behind:
+// a stale read makes the take-over patch conflict, and the next reconcile
+// tries again).
+func (r *Reconciler) reader() client.Reader {
+	if r.Reader == nil {
+		return r.Client
+	}
+	return r.Reader
 }
 
 // apply server-side applies status under the lifecycle's field manager.

@@ -70,7 +70,7 @@ func (c *computer) repair() {
 		why := "its status cannot be trusted"
 		switch {
 		case len(re.Managers) > 0:
-			why = fmt.Sprintf("%s set %s", listWords(quoteAll(re.Managers), 3), strings.Join(re.Fields, ", "))
+			why = fmt.Sprintf("%s set %s", listWords(quoteAll(re.Managers), 3), fieldWords(re.Fields))
 		case !knownPhase(c.prevByName[name].Phase):
 			why = fmt.Sprintf("its phase %q is none of Pending, Active, Draining and Released", c.prevByName[name].Phase)
 		case c.prevByName[name].InvalidReason == v1alpha1.RangeInvalidStatusEdited:
@@ -86,6 +86,19 @@ func (c *computer) repair() {
 		c.events = append(c.events, warning(EventStatusEdited, "Repair",
 			fmt.Sprintf("Only the operator writes the PodNetwork status, but %s; the operator takes these fields back and writes them again", ed.String())))
 	}
+}
+
+// fieldWords names the fields of a range entry another client set; "."
+// is the entry itself.
+func fieldWords(fields []string) string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f
+		if f == "." {
+			out[i] = "the entry itself"
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 func quoteAll(ss []string) []string {
