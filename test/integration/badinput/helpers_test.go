@@ -41,13 +41,14 @@ import (
 )
 
 // startOperator runs the operator, NodeIPAM and lifecycle included, against
-// cfg until the end of the spec.
-func startOperator(cfg *rest.Config) {
+// cfg until it is stopped or the spec ends.
+func startOperator(cfg *rest.Config) *framework.Process {
 	p := framework.StartOperator(suiteCtx, cfg, func(o *controllers.Options) {
 		o.KubeAPIQPS, o.KubeAPIBurst = 500, 1000
 		o.NodeIPAM.StatusInterval = 200 * time.Millisecond
 	})
 	DeferCleanup(p.Stop)
+	return p
 }
 
 // createPodNetwork creates PodNetwork "default" with the ranges and no

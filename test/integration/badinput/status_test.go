@@ -226,3 +226,30 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		Expect(podCIDRsOf(api, "n2")()).NotTo(Equal(podCIDRsOf(api, "n1")()))
 	})
 })
+
+// NodeIPAM restores the quarantine from status when it starts, the one time
+// it reads what it wrote there.
+var _ = Describe("A quarantine edited by hand while the operator was down", func() {
+	api := k8sClient
+
+	It("is read with distrust at the next start: a block freed in the future is not withheld for ever", func() {
+		DeferCleanup(resetCluster, api)
+		op := startOperator(suite.ControlPlane.Config)
+		createPodNetwork(api, framework.Range("one", "10.244.0.0/24").NodeMaskSize(24).Obj()) // a single block
+		Eventually(api.Phase).WithArguments("one").Should(Equal(v1alpha1.RangePhaseActive))
+		Expect(op.Stop()).To(Succeed())
+
+		// Believed, the block would wait out its recycle delay (0s) after
+		// the year 2999.
+		_, err := framework.AddQuarantine(suiteCtx, api,
+			v1alpha1.QuarantinedBlock{CIDR: "10.244.0.0/24", FreedAt: metav1.NewTime(time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC))},
+			v1alpha1.QuarantinedBlock{CIDR: "not-a-cidr", FreedAt: metav1.NewTime(time.Date(2999, 1, 1, 0, 0, 0, 0, time.UTC))})
+		Expect(err).NotTo(HaveOccurred())
+
+		startOperator(suite.ControlPlane.Config)
+		createNode(api, "n1")
+		Eventually(podCIDRsOf(api, "n1")).Should(ConsistOf("10.244.0.0/24"))
+		Eventually(statusManagers(api)).Should(operatorOnly)
+		Eventually(func() []v1alpha1.QuarantinedBlock { return api.GetPodNetwork().Status.Quarantine }).Should(BeEmpty())
+	})
+})
