@@ -86,9 +86,9 @@ func podCIDRsOf(api *framework.API, name string) func() []string {
 	}
 }
 
-// ack makes consumer name accept the current phase of every range except
-// those listed in except, as a real consumer writes its status.
-func ack(api *framework.API, name string, except ...string) {
+// ack makes consumer name accept the current phase of every range, as a
+// real consumer writes its status.
+func ack(api *framework.API, name string) {
 	GinkgoHelper()
 	Eventually(func() error {
 		pn, err := api.PodNetwork()
@@ -100,17 +100,23 @@ func ack(api *framework.API, name string, except ...string) {
 			return err
 		}
 		c.Status.Ranges = v1alpha1.Acks(pn, c.Status.Ranges, metav1.Now(), func(rs v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) {
-			return v1alpha1.AckAccepted, "applied", !slices.Contains(except, rs.Name)
+			return v1alpha1.AckAccepted, "applied", true
 		})
 		return api.Status().Update(suiteCtx, c, client.FieldOwner(name))
 	}).Should(Succeed())
 }
 
-// ackState returns "<phase>/<result>" of a consumer's acknowledgement of a
-// range, "" when there is none.
-func ackState(api *framework.API, consumer, rangeName string) func() string {
+// The range most specs work with.
+const (
+	podsRange = "pods"
+	podsCIDR  = "10.244.0.0/16"
+)
+
+// podsAck returns "<phase>/<result>" of a consumer's acknowledgement of
+// range pods, "" when there is none.
+func podsAck(api *framework.API, consumer string) func() string {
 	return func() string {
-		if a := api.Ack(consumer, rangeName); a != nil {
+		if a := api.Ack(consumer, podsRange); a != nil {
 			return string(a.Phase) + "/" + string(a.Result)
 		}
 		return ""
@@ -256,27 +262,27 @@ func (h history) expectInvariants(api *framework.API) {
 	Expect(h.Checker().CheckCluster(suiteCtx, api)).To(Succeed())
 }
 
-// inside matches a prefix inside cidr.
-func inside(cidr string) OmegaMatcher {
-	r := netip.MustParsePrefix(cidr)
+// inPods matches a prefix inside range pods.
+func inPods() OmegaMatcher {
+	r := netip.MustParsePrefix(podsCIDR)
 	return WithTransform(func(s string) bool {
 		p := netip.MustParsePrefix(s)
 		return r.Bits() <= p.Bits() && r.Contains(p.Addr())
 	}, BeTrue())
 }
 
-// awaitOnly waits until range name awaits exactly the given consumers: the
+// podsAwaitOnly waits until range pods awaits exactly the given consumers: the
 // others have acknowledged and the lifecycle has written that down, so no
 // write computed from an older status is on its way. A hand edit made
 // before that may be overwritten by such a write (server-side apply with
 // force), which a spec about edits must not mistake for a repair.
-func awaitOnly(api *framework.API, name string, consumers ...string) {
+func podsAwaitOnly(api *framework.API, consumers ...string) {
 	GinkgoHelper()
 	want := OmegaMatcher(BeEmpty())
 	if len(consumers) > 0 {
 		want = ConsistOf(consumers)
 	}
-	Eventually(func() []string { return api.RangeStatus(name).Awaiting }).Should(want)
+	Eventually(func() []string { return api.RangeStatus(podsRange).Awaiting }).Should(want)
 }
 
 // inSync waits until the lifecycle reports that consumer acknowledged the
@@ -315,18 +321,18 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// editRange edits the status entry of range name by hand until the operator
+// editPods edits the status entry of range pods by hand until the operator
 // reports a StatusEdited event about it containing event. A write the
 // operator computed from the status before the edit may overwrite it
 // (server-side apply with force): then, as far as the status goes, the
 // edit never happened, and it is made again. shows tells whether the entry
 // still holds the edit.
-func editRange(api *framework.API, name string, edit func(*v1alpha1.RangeStatus), shows func(v1alpha1.RangeStatus) bool, event string) {
+func editPods(api *framework.API, edit func(*v1alpha1.RangeStatus), shows func(v1alpha1.RangeStatus) bool, event string) {
 	GinkgoHelper()
 	Eventually(func() []string {
-		seen := rangeEvents(api, "StatusEdited", name)()
-		if !slices.ContainsFunc(seen, func(n string) bool { return strings.Contains(n, event) }) && !shows(api.RangeStatus(name)) {
-			what, err := framework.EditRange(suiteCtx, api, name, edit)
+		seen := rangeEvents(api, "StatusEdited", podsRange)()
+		if !slices.ContainsFunc(seen, func(n string) bool { return strings.Contains(n, event) }) && !shows(api.RangeStatus(podsRange)) {
+			what, err := framework.EditRange(suiteCtx, api, podsRange, edit)
 			Expect(err).NotTo(HaveOccurred())
 			GinkgoWriter.Println("edited:", what)
 		}

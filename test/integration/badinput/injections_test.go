@@ -52,7 +52,7 @@ var _ = Describe("Every malformed write of framework.Injections", func() {
 
 		Eventually(statusManagers(api)).Should(operatorOnly)
 		createNode(api, "after")
-		Eventually(podCIDRsOf(api, "after")).Should(ConsistOf(inside("10.244.0.0/16")))
+		Eventually(podCIDRsOf(api, "after")).Should(ConsistOf(inPods()))
 		setRanges(api, pods, framework.Range("late", "10.247.0.0/16").Obj())
 		Eventually(api.Phase).WithArguments("late").Should(Equal(v1alpha1.RangePhaseActive))
 		Eventually(api.Phase).WithArguments("chaos-handmade").Should(BeEmpty())

@@ -45,11 +45,11 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		history := record(api)
 		Expect(api.Create(suiteCtx, framework.Consumer("blocker").Obj())).To(Succeed())
 		createPodNetwork(api, pods)
-		Eventually(ackState(api, nodeIPAM, "pods")).Should(Equal("Pending/Accepted"))
-		awaitOnly(api, "pods", "blocker")
+		Eventually(podsAck(api, nodeIPAM)).Should(Equal("Pending/Accepted"))
+		podsAwaitOnly(api, "blocker")
 		createNode(api, "waiting")
 
-		editRange(api, "pods", func(rs *v1alpha1.RangeStatus) { rs.Phase = v1alpha1.RangePhaseActive },
+		editPods(api, func(rs *v1alpha1.RangeStatus) { rs.Phase = v1alpha1.RangePhaseActive },
 			func(rs v1alpha1.RangeStatus) bool { return rs.Phase == v1alpha1.RangePhaseActive },
 			`"kubectl-edit" set phase: it is Pending`)
 		Eventually(notes(api, "PodNetwork", "StatusEdited")).Should(ContainElement(
@@ -66,15 +66,15 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 
 		ack(api, "blocker")
 		Eventually(api.Phase).WithArguments("pods").Should(Equal(v1alpha1.RangePhaseActive))
-		Eventually(podCIDRsOf(api, "waiting")).Should(ConsistOf(inside("10.244.0.0/16")))
+		Eventually(podCIDRsOf(api, "waiting")).Should(ConsistOf(inPods()))
 		history.expectInvariants(api)
 	})
 
 	It("takes cidr and nodeMaskSize of a spec range from the spec when they are edited", func() {
 		createPodNetwork(api, pods)
-		Eventually(ackState(api, nodeIPAM, "pods")).Should(Equal("Active/Accepted"))
+		Eventually(podsAck(api, nodeIPAM)).Should(Equal("Active/Accepted"))
 		inSync(api, nodeIPAM)
-		editRange(api, "pods", func(rs *v1alpha1.RangeStatus) { rs.CIDR, rs.NodeMaskSize = "10.99.0.0/16", 20 },
+		editPods(api, func(rs *v1alpha1.RangeStatus) { rs.CIDR, rs.NodeMaskSize = "10.99.0.0/16", 20 },
 			func(rs v1alpha1.RangeStatus) bool { return rs.CIDR == "10.99.0.0/16" },
 			"takes cidr 10.244.0.0/16 and nodeMaskSize 24 from the spec again")
 		Eventually(api.RangeStatus).WithArguments("pods").Should(And(
@@ -90,9 +90,9 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		Eventually(podCIDRsOf(api, "holder")).Should(HaveLen(1))
 		setRanges(api)
 		Eventually(api.RangeStatus).WithArguments("pods").Should(And(HaveField("Phase", v1alpha1.RangePhaseDraining), HaveField("Holders", ConsistOf("holder"))))
-		awaitOnly(api, "pods")
+		podsAwaitOnly(api)
 
-		editRange(api, "pods", func(rs *v1alpha1.RangeStatus) { rs.Phase = v1alpha1.RangePhaseReleased },
+		editPods(api, func(rs *v1alpha1.RangeStatus) { rs.Phase = v1alpha1.RangePhaseReleased },
 			func(rs v1alpha1.RangeStatus) bool { return rs.Phase == v1alpha1.RangePhaseReleased }, "is Draining")
 		Eventually(statusManagers(api)).Should(operatorOnly)
 		Expect(api.RangeStatus("pods")).To(And(HaveField("Phase", v1alpha1.RangePhaseDraining), HaveField("Holders", ConsistOf("holder"))))
@@ -107,11 +107,11 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		createNode(api, "holder", "10.244.9.0/24")
 		setRanges(api, framework.Range("other", "10.246.0.0/16").Obj())
 		Eventually(api.RangeStatus).WithArguments("pods").Should(And(HaveField("Phase", v1alpha1.RangePhaseDraining), HaveField("Holders", ConsistOf("holder"))))
-		awaitOnly(api, "pods")
+		podsAwaitOnly(api)
 
 		// Re-addressed, here into garbage: held, since nothing tells which
 		// prefix nodes use.
-		editRange(api, "pods", func(rs *v1alpha1.RangeStatus) { rs.CIDR = "not-a-cidr" },
+		editPods(api, func(rs *v1alpha1.RangeStatus) { rs.CIDR = "not-a-cidr" },
 			func(rs v1alpha1.RangeStatus) bool { return rs.CIDR == "not-a-cidr" },
 			`"kubectl-edit" set cidr: it is held Draining and never released`)
 		Eventually(api.RangeStatus).WithArguments("pods").Should(And(HaveField("Phase", v1alpha1.RangePhaseDraining),
@@ -136,14 +136,14 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 
 	It("drains and forgets an entry another client added", func() {
 		createPodNetwork(api, pods)
-		Eventually(ackState(api, nodeIPAM, "pods")).Should(Equal("Active/Accepted"))
+		Eventually(podsAck(api, nodeIPAM)).Should(Equal("Active/Accepted"))
 		inSync(api, nodeIPAM)
 		_, err := framework.AddStatusRange(suiteCtx, api, v1alpha1.RangeStatus{Name: "handmade", CIDR: "10.250.0.0/16", NodeMaskSize: 24, Phase: v1alpha1.RangePhaseActive})
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(rangeEvents(api, "StatusEdited", "handmade")).Should(ContainElement(ContainSubstring("is Draining")))
 		Eventually(api.Phase).WithArguments("handmade").Should(BeEmpty(), "Draining, then Released and purged once NodeIPAM acknowledged")
 		createNode(api, "after")
-		Eventually(podCIDRsOf(api, "after")).Should(ConsistOf(inside("10.244.0.0/16")))
+		Eventually(podCIDRsOf(api, "after")).Should(ConsistOf(inPods()))
 	})
 
 	It("recomputes the quarantine, usage and conditions others wrote, and keeps writing its own", func() {
@@ -191,8 +191,8 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		Eventually(api.Phase).WithArguments("pods").Should(Equal(v1alpha1.RangePhaseDraining))
 		ack(api, "slow")
 		Eventually(api.Phase).WithArguments("pods").Should(Equal(v1alpha1.RangePhaseReleased))
-		Eventually(ackState(api, nodeIPAM, "pods")).Should(Equal("Released/Accepted"))
-		awaitOnly(api, "pods", "slow")
+		Eventually(podsAck(api, nodeIPAM)).Should(Equal("Released/Accepted"))
+		podsAwaitOnly(api, "slow")
 
 		_, err := framework.EditRange(suiteCtx, api, "pods", func(rs *v1alpha1.RangeStatus) { rs.Usage = &v1alpha1.RangeUsage{Capacity: 256} })
 		Expect(err).NotTo(HaveOccurred())
@@ -209,7 +209,7 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		ack(api, "slow")
 		Eventually(api.Phase).WithArguments("pods").Should(Equal(v1alpha1.RangePhaseActive))
 		ack(api, "slow")
-		Eventually(ackState(api, "slow", "pods")).Should(Equal("Active/Accepted"))
+		Eventually(podsAck(api, "slow")).Should(Equal("Active/Accepted"))
 		createNode(api, "n1")
 		Eventually(podCIDRsOf(api, "n1")).Should(HaveLen(1))
 
