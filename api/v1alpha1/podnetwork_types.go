@@ -120,12 +120,16 @@ const (
 // Spec ranges that cannot be tracked at all (their name is still tracked with
 // another cidr or nodeMaskSize, or status already tracks MaxStatusRanges
 // ranges) get no status entry; the Degraded condition names them.
-// +kubebuilder:validation:Enum=InvalidCIDR;RangeConflict;ServiceCIDROverlap;NodeAddressOverlap
+// +kubebuilder:validation:Enum=InvalidCIDR;RangeConflict;ServiceCIDROverlap;NodeAddressOverlap;StatusEdited
 type RangeInvalidReason string
 
 const (
 	// RangeInvalidCIDR means the cidr or nodeMaskSize of the range could not be
-	// used (the CRD validation normally rejects such a range first).
+	// used (the CRD validation normally rejects such a range first). On a
+	// range that is not Pending it means status holds a cidr that is not a
+	// canonical prefix, or a nodeMaskSize that does not fit it: the status
+	// was edited by hand. Such a range is never released, since nothing
+	// tells which nodes hold blocks in it.
 	RangeInvalidCIDR RangeInvalidReason = "InvalidCIDR"
 
 	// RangeInvalidRangeConflict means the range overlaps another range, in the
@@ -142,6 +146,15 @@ const (
 	// RangeInvalidNodeAddressOverlap means the range contains an address of a
 	// node.
 	RangeInvalidNodeAddressOverlap RangeInvalidReason = "NodeAddressOverlap"
+
+	// RangeInvalidStatusEdited means another client changed the cidr or
+	// nodeMaskSize of a range that is no longer in the spec, so the operator
+	// cannot tell which prefix nodes and consumers really use: it keeps the
+	// range Draining and never releases it. Removing the entry from status
+	// by hand, once no node uses the original prefix, forgets it; adding
+	// the range back to the spec under its name tracks it again from the
+	// spec.
+	RangeInvalidStatusEdited RangeInvalidReason = "StatusEdited"
 )
 
 // PodCIDRRange is one pod CIDR range of the cluster. Overlapping ranges are
@@ -403,7 +416,9 @@ type RangeStatus struct {
 
 	// invalidReason says why the range cannot be used. A Pending range with an
 	// invalidReason is never activated and consumers are not asked to apply
-	// it; on an Active range it reports a conflict found after activation.
+	// it; on an Active range it reports a conflict found after activation;
+	// on a Draining range (InvalidCIDR, StatusEdited) it says why the range
+	// is never released.
 	// +optional
 	InvalidReason RangeInvalidReason `json:"invalidReason,omitempty"`
 

@@ -91,6 +91,23 @@ var rangeFieldOwners = map[string]StatusOwner{
 	"usage":          StatusOwnerNodeIPAM,
 }
 
+// FieldOwner returns the writer that owns a field of the status, by JSON
+// name: status.<field> when inRange is false, status.ranges[].<field> when
+// it is true. The entries of status.ranges and their key belong to the
+// writer that adds and purges them (the lifecycle); a field the types do not
+// have belongs to nobody (""). The operator uses it to hand fields another
+// client wrote back to the writer that owns them.
+func FieldOwner(field string, inRange bool) StatusOwner {
+	switch {
+	case !inRange && field == sharedStatusField, inRange && field == rangeKeyField:
+		return rangeEntryOwner
+	case inRange:
+		return rangeFieldOwners[field]
+	default:
+		return statusFieldOwners[field]
+	}
+}
+
 // OwnedStatus returns the part of s that owner writes: its fields, and the
 // entries of status.ranges with their key and owner's fields (NodeIPAM's
 // only where it has a field set). It is what owner applies, and what it

@@ -141,6 +141,29 @@ func TestOwnedStatusRangeEntries(t *testing.T) {
 	}
 }
 
+func TestFieldOwner(t *testing.T) {
+	tests := []struct {
+		field   string
+		inRange bool
+		want    StatusOwner
+	}{
+		{"conditions", false, StatusOwnerLifecycle},
+		{"quarantine", false, StatusOwnerNodeIPAM},
+		{"allocationConflicts", false, StatusOwnerNodeIPAM},
+		{"ranges", false, StatusOwnerLifecycle},
+		{"name", true, StatusOwnerLifecycle},
+		{"phase", true, StatusOwnerLifecycle},
+		{"usage", true, StatusOwnerNodeIPAM},
+		{"bogus", false, ""},
+		{"bogus", true, ""},
+	}
+	for _, tt := range tests {
+		if got := FieldOwner(tt.field, tt.inRange); got != tt.want {
+			t.Errorf("FieldOwner(%q, %v) = %q, want %q", tt.field, tt.inRange, got, tt.want)
+		}
+	}
+}
+
 // fill sets every field reachable from v to a non-zero value.
 func fill(v reflect.Value) {
 	if v.Type() == reflect.TypeFor[metav1.Time]() {

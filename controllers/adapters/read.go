@@ -101,9 +101,9 @@ func getOptional[T client.Object](ctx context.Context, c client.Client, key clie
 }
 
 // readInput converts what was read into the pure adaptercore.Input.
-// Unparseable addresses and prefixes are skipped: the apiserver validates
-// them, so they only come from a broken object, which must not stop the
-// adapter.
+// Addresses and prefixes are read the way Kubernetes reads them; the ones
+// that cannot be read at all are skipped (the lifecycle reports them in
+// Degraded), so a broken object never stops the adapter.
 func readInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNetworkConsumer,
 	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits adaptercore.Limits) adaptercore.Input {
 	in := adaptercore.Input{PodNetwork: pn, Previous: self.Status.Ranges, Limits: limits}
@@ -117,7 +117,8 @@ func readInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNe
 		for _, p := range cidr.ParseObserved(n.Spec.PodCIDRs) {
 			in.NodePodCIDRs = append(in.NodePodCIDRs, adaptercore.NamedPrefix{Name: n.Name, Prefix: p})
 		}
-		for _, a := range watches.NodeAddresses(n) {
+		addrs, _ := watches.NodeAddresses(n) // the lifecycle reports the problems
+		for _, a := range addrs {
 			in.NodeAddresses = append(in.NodeAddresses, adaptercore.NodeAddress{Node: n.Name, Addr: a})
 		}
 	}

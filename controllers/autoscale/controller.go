@@ -138,9 +138,12 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	}
 	for i := range nodes.Items {
 		n := &nodes.Items[i]
+		// Addresses that do not parse are the lifecycle's to report
+		// (MalformedInput); carving only needs to avoid the ones that do.
+		addrs, _ := watches.NodeAddresses(n)
 		in.Nodes = append(in.Nodes, autoscalecore.Node{
 			Name: n.Name, Labels: n.Labels, Created: n.CreationTimestamp.Time, Deleting: !n.DeletionTimestamp.IsZero(),
-			PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: watches.NodeAddresses(n),
+			PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: addrs,
 		})
 	}
 	for i := range serviceCIDRs.Items {

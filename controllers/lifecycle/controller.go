@@ -38,12 +38,13 @@ import (
 	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/declared"
 	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 // FieldManager is the server-side apply field manager the lifecycle
 // controller writes PodNetwork status with. It owns every status field except
 // ranges[].usage and quarantine, which NodeIPAM owns.
-const FieldManager = "podnetwork-operator/lifecycle"
+const FieldManager = statusedit.LifecycleManager
 
 // Reconciler moves every range of PodNetwork "default" through
 // Pending → Active → Draining → Released as the consumers acknowledge each
@@ -51,7 +52,11 @@ const FieldManager = "podnetwork-operator/lifecycle"
 // ServiceCIDRs, lets the pure lifecyclecore.Compute decide, writes status once and
 // then emits the events.
 type Reconciler struct {
-	Client     client.Client
+	Client client.Client
+	// Reader reads the PodNetwork from the API server when the status
+	// fields other clients set are taken back, since the write just made
+	// changed its managedFields.
+	Reader     client.Reader
 	Recorder   events.EventRecorder
 	StallAfter time.Duration
 	// Clock defaults to the real clock; tests inject a fake one.
@@ -94,6 +99,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	r.Metrics.ObserveTransitions(pn.Status.Ranges, out.Ranges, consumers)
 	r.emit(pn, out.Events)
+	if statusedit.HasOthers(pn.ManagedFields) {
+		// Compute has dealt with what other clients set; hand the fields
+		// back, so the operator's next applies set or drop them, and the
+		// edit is not reported again.
+		if err := r.takeBack(ctx, pn.Name, &out); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
 	if err := r.labelConsumers(ctx, consumers, out.Consumers); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -130,6 +143,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	}
 	union := declared.Union(pn.Spec.Ranges, set)
 	in := lifecyclecore.Input{
+		Edits:        statusedit.Find(pn.ManagedFields),
 		Now:          r.clock().Now(),
 		Generation:   pn.Generation,
 		Deleting:     !pn.DeletionTimestamp.IsZero(),

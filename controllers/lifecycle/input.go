@@ -25,14 +25,23 @@ import (
 	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
 )
 
-// nodeInput extracts what the lifecycle needs from a node. Unparseable
-// values are skipped: the apiserver validates both fields, so they only come
-// from a broken object, which must not stop the lifecycle.
+// nodeInput extracts what the lifecycle needs from a node. Values are read
+// the way Kubernetes reads them (cidr.ObservePrefixes, watches.NodeAddresses);
+// the ones that cannot be read, or only in a legacy format, are handed on
+// for Degraded to name, and never stop the lifecycle.
 func nodeInput(n *corev1.Node) lifecyclecore.Node {
-	return lifecyclecore.Node{Name: n.Name, PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: watches.NodeAddresses(n)}
+	pods := cidr.ObservePrefixes(n.Spec.PodCIDRs)
+	addrs, addrProblems := watches.NodeAddresses(n)
+	out := lifecyclecore.Node{Name: n.Name, PodCIDRs: pods.Prefixes, UnreadablePodCIDRs: pods.Unreadable, Addresses: addrs}
+	for _, p := range pods.Problems {
+		out.Problems = append(out.Problems, "podCIDR "+p)
+	}
+	out.Problems = append(out.Problems, addrProblems...)
+	return out
 }
 
 // serviceCIDRInput extracts a ServiceCIDR's prefixes.
 func serviceCIDRInput(s *networkingv1.ServiceCIDR) lifecyclecore.ServiceCIDR {
-	return lifecyclecore.ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero(), CIDRs: cidr.ParseObserved(s.Spec.CIDRs)}
+	cidrs := cidr.ObservePrefixes(s.Spec.CIDRs)
+	return lifecyclecore.ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero(), CIDRs: cidrs.Prefixes, Problems: cidrs.Problems}
 }
