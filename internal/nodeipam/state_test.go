@@ -107,7 +107,7 @@ func TestStateAdoption(t *testing.T) {
 			// the block Kubernetes means is never handed to another node.
 			name: "a podCIDR with leading zeros is reserved as Kubernetes reads it, and reported",
 			node: node("a", "010.0.0.128/26"),
-			want: Observation{Changed: true, PodCIDRs: mps("10.0.0.128/26"), Adopted: true,
+			want: Observation{Changed: true, PodCIDRs: mps("10.0.0.128/26"), Adopted: true, RecordPending: true,
 				Problems: []string{`"010.0.0.128/26" has leading zeros, which Kubernetes reads as 10.0.0.128/26 but programs that read them as octal do not`}},
 			wantHeld: map[string][]string{"a": {"10.0.0.128/26"}},
 		},
