@@ -42,10 +42,14 @@ const (
 	// NodeIPAMManager is NodeIPAM's: ranges[].usage, quarantine and
 	// allocationConflicts (v1alpha1.FieldOwner).
 	NodeIPAMManager = "podnetwork-operator/node-ipam"
+	// AutoscalerManager is the autoscaler's: status.autoscaling. Without
+	// it here the lifecycle would take the autoscaler's every report for a
+	// hand edit, take it over, and the two would write in a loop.
+	AutoscalerManager = "podnetwork-operator/autoscaler"
 )
 
 // IsOperator reports whether manager is one of the operator's status field
 // managers.
 func IsOperator(manager string) bool {
-	return manager == LifecycleManager || manager == NodeIPAMManager
+	return manager == LifecycleManager || manager == NodeIPAMManager || manager == AutoscalerManager
 }

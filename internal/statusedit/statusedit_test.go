@@ -54,6 +54,11 @@ func TestFind(t *testing.T) {
 			entries: []metav1.ManagedFieldsEntry{spec, entry(LifecycleManager, apply, lifecycleA), entry(NodeIPAMManager, apply, nodeIPAMA)},
 		},
 		{
+			name: "the autoscaler's report is the operator's too",
+			entries: []metav1.ManagedFieldsEntry{entry(LifecycleManager, apply, lifecycleA),
+				entry(AutoscalerManager, apply, `{"f:status":{"f:autoscaling":{".":{},"f:pools":{}}}}`)},
+		},
+		{
 			name: "kubectl edit changed a phase, which the lifecycle lost",
 			entries: []metav1.ManagedFieldsEntry{
 				entry(LifecycleManager, apply, `{"f:status":{"f:ranges":{"k:{\"name\":\"a\"}":{".":{},"f:cidr":{},"f:name":{}}}}}`),
