@@ -1,0 +1,52 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// dump writes what a run did into its work directory, for diagnosing a
+// failure next to the processes' logs: faults.txt (the process faults as
+// they happened) and writes.jsonl (every mutating request of the
+// operators, as the proxy logged it).
+func dump(dir string, res *Result) error {
+	faults, err := os.Create(filepath.Join(dir, "faults.txt"))
+	if err != nil {
+		return fmt.Errorf("creating faults.txt: %w", err)
+	}
+	for _, f := range res.Injected {
+		_, _ = fmt.Fprintf(faults, "%s %s %s\n", f.At.Format(time.RFC3339Nano), f.Kind, f.Target)
+	}
+	_, _ = fmt.Fprintf(faults, "%s faults over\n", res.FaultsEnd.Format(time.RFC3339Nano))
+	writes, err := os.Create(filepath.Join(dir, "writes.jsonl"))
+	if err != nil {
+		return errors.Join(fmt.Errorf("creating writes.jsonl: %w", err), faults.Close())
+	}
+	enc := json.NewEncoder(writes)
+	for _, w := range res.Writes {
+		if err := enc.Encode(w); err != nil {
+			return errors.Join(fmt.Errorf("writing writes.jsonl: %w", err), faults.Close(), writes.Close())
+		}
+	}
+	return errors.Join(faults.Close(), writes.Close())
+}
