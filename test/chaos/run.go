@@ -67,7 +67,7 @@ type run struct {
 	opts  Options
 	plan  Plan
 	c     *cluster.Cluster
-	admin client.Client // the apiserver under test
+	admin client.Client    // the apiserver under test
 	rec   client.WithWatch // the recording apiserver
 	proxy *faultproxy.Proxy
 	wlog  *faultproxy.Log
