@@ -1,0 +1,232 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podnetwork.io/operator/internal/leasefence"
+)
+
+// A leader paused past its lease (SIGSTOP, a frozen VM) wakes up believing
+// it leads and, for up to a renew deadline, writes from a state another
+// replica has moved on from: the chaos suite (test/chaos) caught it
+// assigning blocks the new leader had already given to other nodes. The
+// manager's client is therefore fenced: every write checks, just before it
+// is sent, that this process renewed the lease less than a renew deadline
+// ago by its own clock (internal/leasefence).
+
+// fencedLock is the leader-election lock, telling the fence about every
+// renewal: the time is taken before the request is sent.
+type fencedLock struct {
+	resourcelock.Interface
+	fence *leasefence.Fence
+}
+
+func (l *fencedLock) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	sent := l.fence.Now()
+	err := l.Interface.Create(ctx, ler)
+	l.record(err, ler, sent)
+	return err
+}
+
+func (l *fencedLock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	sent := l.fence.Now()
+	err := l.Interface.Update(ctx, ler)
+	l.record(err, ler, sent)
+	return err
+}
+
+func (l *fencedLock) record(err error, ler resourcelock.LeaderElectionRecord, sent time.Time) {
+	switch {
+	case err != nil:
+	case ler.HolderIdentity == l.Identity():
+		l.fence.Renewed(sent)
+	default:
+		l.fence.Released() // the release on a clean shutdown writes an empty holder
+	}
+}
+
+// fenceWrites makes the manager elect its leader through a fenced lock and
+// write through a fenced client; stop ends the lock's event broadcaster.
+func fenceWrites(cfg *rest.Config, opts Options, mgrOpts *ctrl.Options) (stop func(), err error) {
+	fence := leasefence.New(clock.RealClock{}, opts.RenewDeadline)
+	lock, stop, err := newFencedLock(cfg, opts, fence)
+	if err != nil {
+		return nil, err
+	}
+	mgrOpts.LeaderElectionResourceLockInterface = lock
+	mgrOpts.NewClient = func(config *rest.Config, o client.Options) (client.Client, error) {
+		c, err := client.New(config, o)
+		if err != nil {
+			return nil, fmt.Errorf("creating the manager's client: %w", err)
+		}
+		return &fencedClient{Client: c, fence: fence}, nil
+	}
+	return stop, nil
+}
+
+// newFencedLock builds the Lease lock as controller-runtime would (identity
+// hostname_uuid, a client timeout of half the renew deadline), wrapped.
+func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fencedLock, func(), error) {
+	namespace := opts.LeaderElectionNamespace
+	if namespace == "" {
+		// In a pod, its own namespace, as controller-runtime defaults it.
+		data, err := os.ReadFile(inClusterNamespaceFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--leader-election-namespace is required outside a cluster: %w", err)
+		}
+		namespace = strings.TrimSpace(string(data))
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the hostname for the leader identity: %w", err)
+	}
+	id := host + "_" + string(uuid.NewUUID())
+	lcfg := rest.AddUserAgent(rest.CopyConfig(cfg), "leader-election")
+	lcfg.Timeout = max(opts.RenewDeadline/2, time.Second)
+	cs, err := kubernetes.NewForConfig(lcfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the leader-election client: %w", err)
+	}
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, namespace, LeaderElectionID,
+		cs.CoreV1(), cs.CoordinationV1(), resourcelock.ResourceLockConfig{
+			Identity:      id,
+			EventRecorder: broadcaster.NewRecorder(runtime.NewScheme(), corev1.EventSource{Component: id}),
+		})
+	if err != nil {
+		broadcaster.Shutdown()
+		return nil, nil, fmt.Errorf("creating the leader-election lock: %w", err)
+	}
+	return &fencedLock{Interface: lock, fence: fence}, broadcaster.Shutdown, nil
+}
+
+// inClusterNamespaceFile holds the namespace of the pod the process runs in.
+const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// fencedClient refuses every write while the fence is closed.
+type fencedClient struct {
+	client.Client
+	fence *leasefence.Fence
+}
+
+func (c *fencedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.fence.Check(); err != nil {
+		return err
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c *fencedClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if err := c.fence.Check(); err != nil {
+		return err
+	}
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c *fencedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if err := c.fence.Check(); err != nil {
+		return err
+	}
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c *fencedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	if err := c.fence.Check(); err != nil {
+		return err
+	}
+	return c.Client.Apply(ctx, obj, opts...)
+}
+
+func (c *fencedClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if err := c.fence.Check(); err != nil {
+		return err
+	}
+	return c.Client.Delete(ctx, obj, opts...)
+}
+
+func (c *fencedClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	if err := c.fence.Check(); err != nil {
+		return err
+	}
+	return c.Client.DeleteAllOf(ctx, obj, opts...)
+}
+
+func (c *fencedClient) Status() client.SubResourceWriter {
+	return &fencedSubResource{SubResourceWriter: c.Client.Status(), fence: c.fence}
+}
+
+func (c *fencedClient) SubResource(name string) client.SubResourceClient {
+	sc := c.Client.SubResource(name)
+	return struct {
+		client.SubResourceReader
+		client.SubResourceWriter
+	}{sc, &fencedSubResource{SubResourceWriter: sc, fence: c.fence}}
+}
+
+// fencedSubResource refuses every subresource write while the fence is
+// closed.
+type fencedSubResource struct {
+	client.SubResourceWriter
+	fence *leasefence.Fence
+}
+
+func (w *fencedSubResource) Create(ctx context.Context, obj, sub client.Object, opts ...client.SubResourceCreateOption) error {
+	if err := w.fence.Check(); err != nil {
+		return err
+	}
+	return w.SubResourceWriter.Create(ctx, obj, sub, opts...)
+}
+
+func (w *fencedSubResource) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if err := w.fence.Check(); err != nil {
+		return err
+	}
+	return w.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+func (w *fencedSubResource) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	if err := w.fence.Check(); err != nil {
+		return err
+	}
+	return w.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+func (w *fencedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	if err := w.fence.Check(); err != nil {
+		return err
+	}
+	return w.SubResourceWriter.Apply(ctx, obj, opts...)
+}
