@@ -40,7 +40,7 @@ type stubLock struct {
 
 func (l *stubLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
 func (l *stubLock) Update(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
-func (l *stubLock) Identity() string                                               { return "me" }
+func (l *stubLock) Identity() string                                                { return "me" }
 
 func TestFencedWrites(t *testing.T) {
 	ctx := context.Background()
