@@ -35,9 +35,10 @@ const nodeNameField = "metadata.name"
 // every match expression and every match field must hold. A term without any
 // requirement matches nothing.
 //
-// k8s.io/component-helpers implements the same rules but is not a dependency
-// of this module; this is the small subset NodeIPAM needs, table-tested
-// against the documented semantics.
+// k8s.io/component-helpers implements the same rules; the operator does not
+// use it (only the history checker in test/invariants/history does, as an
+// oracle independent of this code): this is the small subset NodeIPAM needs,
+// table-tested against the documented semantics.
 type NodeSelector struct {
 	matchAll bool
 	terms    []nodeSelectorTerm

@@ -109,7 +109,7 @@ func (c *Checker) ActiveRanges() []ActiveRange {
 func (c *Checker) Check(nodes []corev1.Node) error {
 	var errs []error
 	for i := range nodes {
-		errs = append(errs, shapeError(&nodes[i]))
+		errs = append(errs, Shape(&nodes[i]))
 	}
 	for _, o := range Overlaps(nodes) {
 		errs = append(errs, errors.New(o.String()))
@@ -136,7 +136,7 @@ func (c *Checker) outsideActive(nodes []corev1.Node) []error {
 		if !assigned {
 			continue
 		}
-		for _, p := range podCIDRs(n) {
+		for _, p := range PodCIDRs(n) {
 			var containing []ActiveRange
 			for _, r := range active {
 				if r.Prefix.Bits() <= p.Bits() && r.Prefix.Contains(p.Addr()) {
@@ -192,8 +192,8 @@ func Overlaps(nodes []corev1.Node) []Overlap {
 	var out []Overlap
 	for i := range nodes {
 		for j := i + 1; j < len(nodes); j++ {
-			for _, p := range podCIDRs(&nodes[i]) {
-				for _, q := range podCIDRs(&nodes[j]) {
+			for _, p := range PodCIDRs(&nodes[i]) {
+				for _, q := range PodCIDRs(&nodes[j]) {
 					if p.Overlaps(q) {
 						out = append(out, Overlap{Node: nodes[i].Name, NodePodCIDR: p, Other: nodes[j].Name, OtherPodCIDR: q})
 					}
@@ -204,8 +204,9 @@ func Overlaps(nodes []corev1.Node) []Overlap {
 	return out
 }
 
-// shapeError checks one node's podCIDR fields.
-func shapeError(n *corev1.Node) error {
+// Shape checks one node's podCIDR fields: at most one podCIDR per IP
+// family, podCIDR is the first of podCIDRs, every podCIDR parses.
+func Shape(n *corev1.Node) error {
 	if len(n.Spec.PodCIDRs) == 0 {
 		if n.Spec.PodCIDR != "" {
 			return fmt.Errorf("node %s: podCIDR %s without podCIDRs", n.Name, n.Spec.PodCIDR)
@@ -215,7 +216,7 @@ func shapeError(n *corev1.Node) error {
 	if n.Spec.PodCIDR != n.Spec.PodCIDRs[0] {
 		return fmt.Errorf("node %s: podCIDR %q is not podCIDRs[0] %q", n.Name, n.Spec.PodCIDR, n.Spec.PodCIDRs[0])
 	}
-	ps := podCIDRs(n)
+	ps := PodCIDRs(n)
 	if len(ps) != len(n.Spec.PodCIDRs) {
 		return fmt.Errorf("node %s: unparsable podCIDRs %v", n.Name, n.Spec.PodCIDRs)
 	}
@@ -225,7 +226,8 @@ func shapeError(n *corev1.Node) error {
 	return nil
 }
 
-func podCIDRs(n *corev1.Node) []netip.Prefix {
+// PodCIDRs returns the node's spec.podCIDRs that parse, masked.
+func PodCIDRs(n *corev1.Node) []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range n.Spec.PodCIDRs {
 		if p, err := netip.ParsePrefix(s); err == nil {

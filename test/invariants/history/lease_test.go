@@ -1,0 +1,121 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package history
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStaleWrites(t *testing.T) {
+	h := base() // op-0 holds the lease (15s) from its first record
+	acquired := h.obs[0].Time
+	h.node("n1", nil)
+	h.assign("n1", "10.0.0.0/24") // op-0, holding the lease
+	h.node("late", nil)
+	h.tick(20 * time.Second) // op-0 stopped renewing: its lease expired 15s after it was acquired
+	h.write("op-0", h.now, "events", 201)
+	h.tick(time.Second)
+	h.acquire("op-1_1", "op-1")
+	h.write("op-0", h.now.Add(time.Second), "nodes", 409)
+	// Sent by op-0 while it held the lease, landed after op-1 acquired it:
+	// the same block as n1, so the overlap is op-0's stale write's doing.
+	lateRV := h.assign("late", "10.0.0.0/24")
+	h.sentBy("op-0", acquired.Add(time.Second))
+	h.node("n2", nil)
+	h.assign("n2", "10.0.1.0/24")         // op-1, holding the lease
+	h.write("op-1", h.now, "events", 201) // op-1 holds the lease: not stale
+	h.tick(5 * time.Second)
+	h.renew()
+
+	r := h.check(t, Options{})
+	wantReasons := []string{
+		"after its lease expired at 12:00:15.",
+		"while op-1 (op-1_1) held the lease",
+		"but landed at RV",
+	}
+	if len(r.Stale) != len(wantReasons) || len(r.StaleWrites) != len(wantReasons) {
+		t.Fatalf("stale writes: %+v, want %d", r.Stale, len(wantReasons))
+	}
+	// In Start order: the late landing was sent first.
+	order := []int{2, 0, 1}
+	for i, s := range r.Stale {
+		if s.Process != "op-0" || !strings.Contains(s.Reason, wantReasons[order[i]]) {
+			t.Errorf("stale write %d = %s %q, want op-0 %q", i, s.Process, s.Reason, wantReasons[order[i]])
+		}
+	}
+	if r.Counts[CountStaleWrites] != 3 || r.Counts[CountStaleLanded] != 2 {
+		t.Errorf("counts %v, want 3 stale writes, 2 landed", r.Counts)
+	}
+	if len(r.Violations) != 1 || r.Violations[0].Invariant != InvOverlap || r.Violations[0].RV != lateRV ||
+		r.Violations[0].Process != "op-0" || !r.Violations[0].StaleWrite {
+		t.Fatalf("violations %+v, want one no-overlap at RV %d by op-0, from a stale write", r.Violations, lateRV)
+	}
+}
+
+func TestStaleWritesIdentities(t *testing.T) {
+	build := func() *hist {
+		h := base()
+		h.tick(20 * time.Second)
+		h.write("op-0", h.now, "events", 201)
+		// No Lease writes: the proxy sat in front of the nodes only.
+		var ws []Write
+		for _, w := range h.writes {
+			if w.Resource != "leases" {
+				ws = append(ws, w)
+			}
+		}
+		h.writes = ws
+		return h
+	}
+	t.Run("given", func(t *testing.T) {
+		r := build().check(t, Options{Identities: map[string]string{"op-0_1": "op-0"}})
+		if len(r.Stale) != 1 || r.Counts[CountUnjudged] != 0 {
+			t.Fatalf("stale %+v, counts %v: want the one write after the lease expired", r.Stale, r.Counts)
+		}
+	})
+	t.Run("unknown", func(t *testing.T) {
+		r := build().check(t, Options{})
+		if len(r.Stale) != 0 || r.Counts[CountUnjudged] == 0 {
+			t.Fatalf("stale %+v, counts %v: want every write unjudged", r.Stale, r.Counts)
+		}
+	})
+	t.Run("no lease observed", func(t *testing.T) {
+		h := build()
+		var obs []Observation
+		for _, o := range h.obs {
+			if kind(o.Object) != "Lease" {
+				obs = append(obs, o)
+			}
+		}
+		r := Check(obs, h.writes, Options{LeaseNamespace: leaseNS, Identities: map[string]string{"op-0_1": "op-0"}})
+		if len(r.Stale) != 0 || r.Counts[CountUnjudged] != len(h.writes) {
+			t.Fatalf("stale %+v, counts %v: want all %d writes unjudged", r.Stale, r.Counts, len(h.writes))
+		}
+	})
+	t.Run("released lease", func(t *testing.T) {
+		h := build()
+		h.lease.Spec.HolderIdentity = new(string)
+		h.record(h.lease, false, "", "")
+		h.write("op-0", h.now, "events", 201)
+		r := h.check(t, Options{Identities: map[string]string{"op-0_1": "op-0"}})
+		if len(r.Stale) != 2 || !strings.Contains(r.Stale[1].Reason, "nobody held the lease") {
+			t.Fatalf("stale %+v: want the write after the release stale", r.Stale)
+		}
+	})
+}

@@ -1,0 +1,61 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package history
+
+import (
+	"slices"
+)
+
+// CountUnjudged counts writes whose staleness the history cannot tell: no
+// Lease was observed, or the holder at the time is an identity of no known
+// process.
+const CountUnjudged = "writes not judged against the lease"
+
+// judgeWrites counts the writes per process, lists the stale ones and
+// indexes the landed ones by RV, so violations can be attributed.
+func (c *checker) judgeWrites(writes []Write) {
+	procOf := c.ls.identities(c.opts.Identities, writes)
+	c.procOf = procOf
+	sorted := slices.Clone(writes)
+	slices.SortStableFunc(sorted, func(a, b Write) int { return a.Start.Compare(b.Start) })
+	for i := range sorted {
+		w := &sorted[i]
+		c.counts[CountWrites+w.Process]++
+		if w.Resource == "leases" && c.ls.matches(w.Namespace, w.Name) {
+			continue // competing for the lease is what a standby does
+		}
+		if w.Landed() && w.RV > 0 {
+			c.landedByRV[w.RV] = w
+		}
+		reason, stale, judged := c.ls.staleness(w, procOf)
+		if !judged {
+			c.counts[CountUnjudged]++
+			continue
+		}
+		if !stale {
+			continue
+		}
+		c.stale = append(c.stale, StaleWrite{Write: *w, Reason: reason})
+		c.counts[CountStaleWrites]++
+		if w.Landed() {
+			c.counts[CountStaleLanded]++
+			if w.RV > 0 {
+				c.staleByRV[w.RV] = true
+			}
+		}
+	}
+}
