@@ -17,86 +17,39 @@ limitations under the License.
 package chaos
 
 import (
-	"errors"
-	"fmt"
-	"net/netip"
-
-	corev1 "k8s.io/api/core/v1"
-
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/test/chaos/faultproxy"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/invariants"
+	"podnetwork.io/operator/test/invariants/history"
 )
 
-// maxDetails bounds the violations described in a result.
-const maxDetails = 20
-
-// check checks the history: no two live nodes ever hold the same block (at
-// every recorded revision), and the final nodes pass invariants.Checker
-// against every range ever seen Active.
-func check(events []framework.Event, _ *Result) (map[string]int, []string, int) {
-	violations := map[string]int{}
-	var details []string
-	report := func(invariant, detail string) {
-		violations[invariant]++
-		if len(details) < maxDetails {
-			details = append(details, invariant+": "+detail)
-		}
-	}
-	owner := map[netip.Prefix]string{}
-	seen := map[string]bool{} // overlapping pairs already reported
-	held := map[string][]netip.Prefix{}
-	final := map[string]*corev1.Node{}
-	checker := &invariants.Checker{}
+// check judges the recorded history and the operators' writes with
+// test/invariants/history.
+func check(events []framework.Event, res *Result) history.Report {
+	obs := make([]history.Observation, 0, len(events))
 	for _, ev := range events {
-		switch o := ev.Object.(type) {
-		case *v1alpha1.PodNetwork:
-			checker.ObserveRanges(o)
-		case *corev1.Node:
-			for _, p := range held[o.Name] {
-				if owner[p] == o.Name {
-					delete(owner, p)
-				}
-			}
-			delete(held, o.Name)
-			delete(final, o.Name)
-			if ev.Deleted {
-				continue
-			}
-			final[o.Name] = o
-			for _, s := range o.Spec.PodCIDRs {
-				p, err := netip.ParsePrefix(s)
-				if err != nil {
-					continue
-				}
-				p = p.Masked()
-				if other, ok := owner[p]; ok && other != o.Name {
-					pair := fmt.Sprint(p, min(o.Name, other), max(o.Name, other))
-					if !seen[pair] {
-						seen[pair] = true
-						report("no-overlap", fmt.Sprintf("at resourceVersion %d node %s has %s, which node %s holds", ev.RV, o.Name, p, other))
-					}
-				}
-				owner[p] = o.Name
-				held[o.Name] = append(held[o.Name], p)
-			}
-		}
+		obs = append(obs, history.Observation{RV: ev.RV, Time: ev.Time, Object: ev.Object, Deleted: ev.Deleted})
 	}
-	nodes := make([]corev1.Node, 0, len(final))
-	for _, n := range final {
-		nodes = append(nodes, *n)
+	return history.Check(obs, historyWrites(res.Writes), history.Options{
+		LeaseNamespace: LeaseNamespace,
+		LeaseName:      controllers.LeaderElectionID,
+		Identities:     res.Identities,
+		FaultsEnd:      res.FaultsEnd,
+	})
+}
+
+// historyWrites converts the proxy's log. Code and RV are what the
+// apiserver answered, also when the proxy then hid the answer from the
+// operator (a 500, 503 or reset after forwarding): whether a write landed
+// is what the checker needs.
+func historyWrites(entries []faultproxy.Entry) []history.Write {
+	out := make([]history.Write, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, history.Write{
+			Process: e.Process, Start: e.Start, End: e.End,
+			Verb: e.Verb, Resource: e.Resource, Subresource: e.Subresource, Namespace: e.Namespace, Name: e.Name,
+			Code: e.Code, RV: e.RV,
+		})
 	}
-	if err := checker.Check(nodes); err != nil {
-		var joined interface{ Unwrap() []error }
-		if errors.As(err, &joined) {
-			for _, e := range joined.Unwrap() {
-				if e != nil {
-					report("final-nodes", e.Error())
-				}
-			}
-		} else {
-			report("final-nodes", err.Error())
-		}
-	}
-	return violations, details, 0
+	return out
 }

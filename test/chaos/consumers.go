@@ -56,6 +56,8 @@ const rejectShare = 0.3
 type consumers struct {
 	seed     int64
 	maxDelay time.Duration
+	// faulting lets the rejecting consumer reject: faults are injected.
+	faulting atomic.Bool
 	// settled makes every consumer accept at once: the faults are over.
 	settled atomic.Bool
 	procs   []*framework.Process
@@ -137,7 +139,7 @@ func (c *consumers) applied(name string) func(context.Context, v1alpha1.RangeSta
 		if c.waiting(name, rs) {
 			return "", "", nil
 		}
-		if name == rejectConsumerName && rs.Phase == v1alpha1.RangePhasePending && !c.settled.Load() &&
+		if name == rejectConsumerName && rs.Phase == v1alpha1.RangePhasePending && c.faulting.Load() &&
 			c.unit(name, "reject", rs) < rejectShare {
 			return v1alpha1.AckRejected, "chaos: rejected until the faults are over", nil
 		}

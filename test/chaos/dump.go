@@ -22,14 +22,32 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"podnetwork.io/operator/test/invariants/history"
 )
 
 // dump writes what a run did into its work directory, for diagnosing a
 // failure next to the processes' logs: faults.txt (the process faults as
-// they happened) and writes.jsonl (every mutating request of the
-// operators, as the proxy logged it).
+// they happened), writes.jsonl (every mutating request of the operators,
+// as the proxy logged it) and history.md (the checker's tables and every
+// violation).
 func dump(dir string, res *Result) error {
+	var b strings.Builder
+	b.WriteString(history.Table(res.Report))
+	for _, v := range res.Report.Violations {
+		fmt.Fprintf(&b, "\n- %s at resourceVersion %d (%s, %s, stale %v): %s", v.Invariant, v.RV, v.Time.Format(time.RFC3339Nano), v.Process, v.StaleWrite, v.Message)
+	}
+	for _, v := range res.Report.Excused {
+		fmt.Fprintf(&b, "\n- excused %s at resourceVersion %d: %s", v.Invariant, v.RV, v.Message)
+	}
+	for _, w := range res.Report.Stale {
+		fmt.Fprintf(&b, "\n- stale write by %s at %s: %s %s/%s %s (code %d): %s", w.Process, w.Start.Format(time.RFC3339Nano), w.Verb, w.Resource, w.Subresource, w.Name, w.Code, w.Reason)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "history.md"), []byte(b.String()+"\n"), 0o644); err != nil { //nolint:gosec // a report
+		return fmt.Errorf("writing history.md: %w", err)
+	}
 	faults, err := os.Create(filepath.Join(dir, "faults.txt"))
 	if err != nil {
 		return fmt.Errorf("creating faults.txt: %w", err)

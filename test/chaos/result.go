@@ -17,14 +17,15 @@ limitations under the License.
 package chaos
 
 import (
+	"fmt"
 	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/chaos/faultproxy"
 	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/invariants/history"
 )
 
 // Result is what one run did and found.
@@ -55,26 +56,43 @@ type Result struct {
 	Processes int
 
 	NodesCreated, NodesDeleted, PeakNodes int
-	// Transitions counts range phase changes in the history.
-	Transitions int
-	// Events is the size of the recorded history; HistoryErr a gap in it.
-	Events     int
+	// HistoryErr is a gap in the recorded history.
 	HistoryErr error
 
-	// Violations counts invariant violations by invariant; Details
-	// describes the first of them.
-	Violations  map[string]int
-	Details     []string
-	StaleWrites int
+	// Report is what test/invariants/history found in the history.
+	Report history.Report
 }
 
 // ViolationCount is the total number of violations.
-func (r *Result) ViolationCount() int {
-	n := 0
-	for _, c := range r.Violations {
-		n += c
+func (r *Result) ViolationCount() int { return len(r.Report.Violations) }
+
+// Violations counts the violations by invariant.
+func (r *Result) Violations() map[string]int {
+	out := map[string]int{}
+	for _, v := range r.Report.Violations {
+		out[v.Invariant]++
 	}
-	return n
+	return out
+}
+
+// maxDetails bounds the violations Details describes.
+const maxDetails = 20
+
+// Details describes the first violations.
+func (r *Result) Details() []string {
+	var out []string
+	for _, v := range r.Report.Violations[:min(len(r.Report.Violations), maxDetails)] {
+		d := fmt.Sprintf("%s at resourceVersion %d (%s): %s", v.Invariant, v.RV, v.Time.Format("15:04:05.000"), v.Message)
+		if v.Process != "" {
+			d += " [written by " + v.Process
+			if v.StaleWrite {
+				d += ", a stale write"
+			}
+			d += "]"
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // FaultCounts counts the performed process faults by kind.
@@ -97,28 +115,16 @@ func (r *run) collect(res *Result, events []framework.Event) {
 	res.Identities = r.wlog.Identities()
 	res.Processes = r.ops.processes()
 	res.NodesCreated, res.NodesDeleted = r.storm.counts()
-	res.Events = len(events)
-
 	live := map[string]bool{}
-	phases := map[string]v1alpha1.RangePhase{}
 	for _, ev := range events {
-		switch o := ev.Object.(type) {
-		case *corev1.Node:
+		if o, ok := ev.Object.(*corev1.Node); ok {
 			if ev.Deleted {
 				delete(live, o.Name)
 			} else {
 				live[o.Name] = true
 			}
 			res.PeakNodes = max(res.PeakNodes, len(live))
-		case *v1alpha1.PodNetwork:
-			for _, rs := range o.Status.Ranges {
-				key := rs.Name + " " + rs.CIDR
-				if phases[key] != rs.Phase {
-					res.Transitions++
-					phases[key] = rs.Phase
-				}
-			}
 		}
 	}
-	res.Violations, res.Details, res.StaleWrites = check(events, res)
+	res.Report = check(events, res)
 }

@@ -148,12 +148,14 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	progress("%s: injecting faults for %s", r.opts.Label, r.cfg.FaultWindow)
 	windowStart := time.Now()
 	r.proxy.SetFaults(true)
+	r.cons.faulting.Store(true)
 	var wg sync.WaitGroup
 	wg.Go(func() { r.injectFaults(ctx, windowStart) })
 	wg.Go(func() { r.runSteps(ctx, windowStart) })
 	wg.Wait()
 	r.pauses.Wait()
 	r.proxy.SetFaults(false)
+	r.cons.faulting.Store(false)
 	r.cons.settled.Store(true)
 	faultsEnd := time.Now()
 	progress("%s: faults over after %s; waiting for the system to settle", r.opts.Label, faultsEnd.Sub(windowStart).Round(time.Second))
@@ -337,7 +339,7 @@ func (r *run) runSteps(ctx context.Context, start time.Time) {
 			return
 		}
 		if s.Wave > 0 {
-			r.storm.wave(ctx)
+			r.storm.wave(ctx, s.Wave == (r.cfg.Waves+1)/2)
 			created, deleted := r.storm.counts()
 			progress("%s: node wave %d: %d nodes (%d created, %d deleted so far)", r.opts.Label, s.Wave, len(r.storm.nodes), created, deleted)
 		} else {

@@ -62,12 +62,15 @@ func newStorm(c client.Client, seed int64, maxNodes int, kwok bool) *storm {
 }
 
 // wave deletes between 20% and 60% of the nodes, then creates nodes until
-// between 60% and 100% of the maximum exist.
-func (s *storm) wave(ctx context.Context) {
+// between 60% and 100% of the maximum exist; the full maximum when full.
+func (s *storm) wave(ctx context.Context, full bool) {
 	existing := s.existing()
 	s.r.Shuffle(len(existing), func(i, j int) { existing[i], existing[j] = existing[j], existing[i] })
 	del := existing[:int(float64(len(existing))*(0.2+0.4*s.r.Float64()))]
 	target := int(float64(s.max) * (0.6 + 0.4*s.r.Float64()))
+	if full {
+		target = s.max
+	}
 	var free []string
 	for _, n := range s.pool {
 		if !s.nodes[n] {

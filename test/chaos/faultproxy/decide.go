@@ -17,7 +17,6 @@ limitations under the License.
 package faultproxy
 
 import (
-	"encoding/binary"
 	"hash/fnv"
 	"maps"
 	"net/http"
@@ -108,20 +107,27 @@ func planFor(cfg Config, key string, n uint64, watch bool) plan {
 	return pl
 }
 
-// uniforms returns six numbers in [0, 1) derived from seed, key and n.
+// uniforms returns six numbers in [0, 1) derived from seed, key and n:
+// FNV-1a of the key, then SplitMix64's finalizer, whose avalanche keeps
+// the numbers uniform however little the inputs differ.
 func uniforms(seed int64, key string, n uint64) [6]float64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(key))
+	base := mix(h.Sum64() ^ mix(uint64(seed)) ^ mix(n+0x632be59bd9b4e019))
 	var out [6]float64
 	for i := range out {
-		h := fnv.New64a()
-		var buf [17]byte
-		binary.LittleEndian.PutUint64(buf[0:], uint64(seed))
-		binary.LittleEndian.PutUint64(buf[8:], n)
-		buf[16] = byte(i)
-		_, _ = h.Write(buf[:])
-		_, _ = h.Write([]byte(key))
-		out[i] = float64(h.Sum64()>>11) / float64(1<<53)
+		out[i] = float64(mix(base+uint64(i)*0x9e3779b97f4a7c15)>>11) / float64(1<<53)
 	}
 	return out
+}
+
+// mix is SplitMix64's finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // Stats counts requests and the faults injected into them.

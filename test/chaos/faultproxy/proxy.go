@@ -178,6 +178,10 @@ func (p *Proxy) serve(process string, w http.ResponseWriter, r *http.Request) {
 			Process: process, Start: c.start, Verb: info.Verb, Resource: info.Resource, Subresource: info.Subresource,
 			Namespace: info.Namespace, Name: info.Name, Injected: c.plan.fault,
 		}
+		if c.entry.Name == "" && info.Verb == "create" {
+			// A create names its object in the body only.
+			c.entry.Name = requestName(r)
+		}
 		defer func() {
 			c.entry.End = time.Now()
 			p.log.add(*c.entry)
@@ -296,6 +300,21 @@ func reset(w http.ResponseWriter) {
 		_ = tcp.SetLinger(0)
 	}
 	_ = conn.Close()
+}
+
+// requestName reads the name of the object in a create's body and leaves
+// the body for forwarding.
+func requestName(r *http.Request) string {
+	if r.Body == nil {
+		return ""
+	}
+	body, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	r.Body = io.NopCloser(bytesReader(body))
+	if err != nil {
+		return ""
+	}
+	return decodeMeta(r.Header.Get("Content-Type"), r.Header.Get("Content-Encoding"), body).name
 }
 
 func isMutating(info *request.RequestInfo) bool {

@@ -41,6 +41,7 @@ import (
 	"syscall"
 
 	"podnetwork.io/operator/test/chaos"
+	"podnetwork.io/operator/test/invariants/history"
 )
 
 func main() {
@@ -56,9 +57,10 @@ func run() error {
 	operator := flag.String("operator", "bin/manager", "operator binary under test")
 	bugOperator := flag.String("bug-operator", "", "operator binary built with -tags chaosbug; empty: no seeded-bug run")
 	bugSeed := flag.Int64("bug-seed", 1, "seed of the seeded-bug run")
+	bugConfig := flag.String("bug-config", "short", "configuration of the seeded-bug run: it only has to show the checker fails")
 	work := flag.String("work", "bin/chaos", "directory for the runs' logs")
 	out := flag.String("out", "", "also write the report to this file (default: <work>/<config>.md)")
-	doc := flag.String("doc", "", "replace the generated block of this Markdown file (docs/reliability.md) with the report")
+	doc := flag.String("doc", "", "replace the generated block of this Markdown file (docs/reliability.md) named after -config with the report")
 	command := flag.String("command", "", "the command to name in the report (default: this command line)")
 	flag.Parse()
 	if *command == "" {
@@ -90,7 +92,7 @@ func run() error {
 		}
 	}
 	if *bugOperator != "" {
-		cfg, err := chaos.ForName(*config, *bugSeed)
+		cfg, err := chaos.ForName(*bugConfig, *bugSeed)
 		if err != nil {
 			return err
 		}
@@ -107,22 +109,26 @@ func run() error {
 
 	text := chaos.Markdown(results, *command, machine())
 	fmt.Print(text)
+	full := text
+	for _, r := range results {
+		full += "\n### " + r.Label + "\n\n" + history.Table(r.Report)
+	}
 	if *out == "" {
 		*out = filepath.Join(*work, *config+".md")
 	}
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", filepath.Dir(*out), err)
 	}
-	if err := os.WriteFile(*out, []byte(text), 0o644); err != nil { //nolint:gosec // a report
+	if err := os.WriteFile(*out, []byte(full), 0o644); err != nil { //nolint:gosec // a report
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	if *doc != "" {
-		if err := chaos.ReplaceGenerated(*doc, text); err != nil {
+		if err := chaos.ReplaceGenerated(*doc, "chaos "+*config, text); err != nil {
 			return err
 		}
 	}
 	for _, r := range results {
-		for _, d := range r.Details {
+		for _, d := range r.Details() {
 			fmt.Fprintf(os.Stderr, "chaos: %s: %s\n", r.Label, d)
 		}
 	}
