@@ -64,6 +64,11 @@ type Config struct {
 	// garbage collector controllers.
 	Kwok              bool
 	ControllerManager bool
+	// KwokHeartbeat, when set, replaces the 20 to 25 seconds between two
+	// heartbeats of a kwok node by KwokHeartbeat to 1.5 times it, and
+	// kube-controller-manager's node monitor grace period by three times
+	// it, so that nodes stay Ready.
+	KwokHeartbeat time.Duration
 }
 
 // Leader election timings of the operators under test: short, so a
@@ -114,6 +119,10 @@ func Long(seed int64) Config {
 	c.APIServerRestarts = 10
 	c.EtcdRestarts = 5
 	c.ConsumerMaxDelay = 5 * time.Second
+	// At 5,000 nodes kwok's default heartbeats are about 220 node status
+	// writes a second, which every watcher decodes: more than 2 cores can
+	// spare beside what is under test. Every 2 to 3 minutes: about 35.
+	c.KwokHeartbeat = 2 * time.Minute
 	return c
 }
 

@@ -34,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,7 +119,6 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	defer func() { _ = r.c.Stop() }()
-	defer r.c.StopOnSignal()()
 
 	hist, err := framework.RecordHistory(ctx, r.rec,
 		framework.Watched{List: &corev1.NodeList{}},
@@ -223,18 +223,46 @@ func (r *run) startCluster() error {
 	if r.cfg.ControllerManager {
 		// The node controllers that write nodes beside NodeIPAM: taints and
 		// conditions (nodelifecycle), the ttl annotation (ttl).
-		if err := r.c.StartControllerManager(cluster.ControllerManagerOptions{
-			Controllers: []string{"nodelifecycle", "ttl", "garbagecollector"},
-		}); err != nil {
+		kcm := cluster.ControllerManagerOptions{Controllers: []string{"nodelifecycle", "ttl", "garbagecollector"}}
+		if r.cfg.KwokHeartbeat > 0 {
+			kcm.Args = map[string]string{"node-monitor-grace-period": (3 * r.cfg.KwokHeartbeat).String()}
+		}
+		if err := r.c.StartControllerManager(kcm); err != nil {
 			return errors.Join(err, r.c.Stop())
 		}
 	}
 	if r.cfg.Kwok {
-		if err := r.c.StartKwok(cluster.KwokOptions{}); err != nil {
+		opts := cluster.KwokOptions{}
+		if r.cfg.KwokHeartbeat > 0 {
+			if opts.StagesFile, err = kwokStages(root, r.opts.WorkDir, r.cfg.KwokHeartbeat); err != nil {
+				return errors.Join(err, r.c.Stop())
+			}
+		}
+		if err := r.c.StartKwok(opts); err != nil {
 			return errors.Join(err, r.c.Stop())
 		}
 	}
 	return nil
+}
+
+// kwokStages writes a copy of bin/kwok-stages.yaml whose node heartbeats
+// come every heartbeat to 1.5 times heartbeat.
+func kwokStages(root, dir string, heartbeat time.Duration) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, "bin", "kwok-stages.yaml"))
+	if err != nil {
+		return "", fmt.Errorf("reading kwok's stages (make kwok writes them): %w", err)
+	}
+	const delay = "durationMilliseconds: 20000\n    jitterDurationMilliseconds: 25000"
+	if !strings.Contains(string(data), delay) {
+		return "", fmt.Errorf("kwok's node heartbeat stage no longer has %q", delay)
+	}
+	out := strings.Replace(string(data), delay, fmt.Sprintf("durationMilliseconds: %d\n    jitterDurationMilliseconds: %d",
+		heartbeat.Milliseconds(), heartbeat.Milliseconds()*3/2), 1)
+	path := filepath.Join(dir, "kwok-stages.yaml")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil { //nolint:gosec // configuration
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, nil
 }
 
 // startWorkload creates the namespace and the PodNetwork, and starts the

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -77,45 +78,56 @@ func (c *Cluster) closeLogs() {
 
 // RestartAPIServer stops kube-apiserver and starts it again on the same port
 // with the same certificates, so every client's configuration stays valid.
-// hard sends SIGKILL (a crash); otherwise SIGTERM, as a rolling update does.
-// It returns once the new process is healthy. Needs Options.Restartable.
+// hard sends SIGKILL (a crash); otherwise SIGTERM, as a rolling update does,
+// and SIGKILL if it has not stopped after envtest's stop timeout. It returns
+// once the new process is healthy. Needs Options.Restartable.
 func (c *Cluster) RestartAPIServer(hard bool) error {
 	if !c.restartable {
 		return errors.New("RestartAPIServer needs a cluster started with Options.Restartable")
 	}
 	api := c.env.ControlPlane.GetAPIServer()
-	if hard {
-		if err := killChild(api.Path, "--secure-port="+api.SecureServing.Port); err != nil {
-			return err
-		}
-	}
-	if err := api.Stop(); err != nil {
-		return fmt.Errorf("stopping kube-apiserver: %w", err)
-	}
-	if err := api.Start(); err != nil {
-		return fmt.Errorf("starting kube-apiserver again: %w", err)
-	}
-	return nil
+	return restart(api.Path, "--secure-port="+api.SecureServing.Port, hard, api.Stop, api.Start)
 }
 
 // RestartEtcd stops etcd and starts it again on the same URL with the same
-// data; hard sends SIGKILL first. It returns once etcd is healthy. Needs
-// Options.Restartable.
+// data, as RestartAPIServer does kube-apiserver. Needs Options.Restartable.
 func (c *Cluster) RestartEtcd(hard bool) error {
 	if !c.restartable {
 		return errors.New("RestartEtcd needs a cluster started with Options.Restartable")
 	}
 	etcd := c.env.ControlPlane.Etcd
+	return restart(etcd.Path, "--data-dir="+etcd.DataDir, hard, etcd.Stop, etcd.Start)
+}
+
+// goneTimeout bounds the wait for a killed process to exit.
+const goneTimeout = 30 * time.Second
+
+// restart stops and starts one of envtest's processes. The process is
+// started again whatever the stop did: a stop that timed out has sent
+// SIGKILL, so the process is waited for (it must release its port) and
+// started anyway.
+func restart(binary, marker string, hard bool, stop, start func() error) error {
 	if hard {
-		if err := killChild(etcd.Path, "--data-dir="+etcd.DataDir); err != nil {
+		if err := killChild(binary, marker); err != nil {
 			return err
 		}
 	}
-	if err := etcd.Stop(); err != nil {
-		return fmt.Errorf("stopping etcd: %w", err)
+	stopErr := stop()
+	if stopErr != nil {
+		_ = killChild(binary, marker)
+		deadline := time.Now().Add(goneTimeout)
+		for {
+			if _, err := findChild(binary, marker); err != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s did not exit after SIGKILL: %w", filepath.Base(binary), stopErr)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
-	if err := etcd.Start(); err != nil {
-		return fmt.Errorf("starting etcd again: %w", err)
+	if err := start(); err != nil {
+		return errors.Join(stopErr, fmt.Errorf("starting %s again: %w", filepath.Base(binary), err))
 	}
 	return nil
 }

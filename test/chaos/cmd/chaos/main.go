@@ -62,6 +62,9 @@ func run() error {
 	out := flag.String("out", "", "also write the report to this file (default: <work>/<config>.md)")
 	doc := flag.String("doc", "", "replace the generated block of this Markdown file (docs/reliability.md) named after -config with the report")
 	command := flag.String("command", "", "the command to name in the report (default: this command line)")
+	window := flag.Duration("fault-window", 0, "override the configuration's fault window (while developing)")
+	nodes := flag.Int("nodes", 0, "override the configuration's most nodes at once (while developing)")
+	nodeMask := flag.Int("node-mask", 0, "override the configuration's node block size (while developing)")
 	flag.Parse()
 	if *command == "" {
 		*command = "go run ./test/chaos/cmd/chaos " + strings.Join(os.Args[1:], " ")
@@ -80,6 +83,15 @@ func run() error {
 		cfg, err := chaos.ForName(*config, seed)
 		if err != nil {
 			return err
+		}
+		if *window > 0 {
+			cfg.FaultWindow = *window
+		}
+		if *nodes > 0 {
+			cfg.Nodes = *nodes
+		}
+		if *nodeMask > 0 {
+			cfg.NodeMaskSize = int32(*nodeMask) //nolint:gosec // a prefix length
 		}
 		label := fmt.Sprintf("operator, seed %d", seed)
 		res, err := chaos.Run(ctx, cfg, chaos.Options{Binary: *operator, WorkDir: filepath.Join(*work, fmt.Sprintf("%s-%d", cfg.Name, seed)), Label: label})
