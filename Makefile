@@ -300,13 +300,14 @@ chaos-build: ## Build the operator, the operator with the seeded bug, and the ch
 .PHONY: chaos-short
 chaos-short: chaos-build ## Short chaos run with fixed seeds (CI), then the seeded bug; fails on any violation or an uncaught bug.
 	$(CHAOS_DIR)/chaos -config short -seeds $(CHAOS_SHORT_SEEDS) -operator bin/manager \
-	  -bug-operator bin/manager-chaosbug -bug-seed $(CHAOS_BUG_SEED) -work $(CHAOS_DIR) -command "make chaos-short" $(CHAOS_FLAGS)
+	  -bug-operator bin/manager-chaosbug -bug-seed $(CHAOS_BUG_SEED) -work $(CHAOS_DIR) \
+	  -command "make chaos-short CHAOS_SHORT_SEEDS=$(CHAOS_SHORT_SEEDS) CHAOS_BUG_SEED=$(CHAOS_BUG_SEED)" $(CHAOS_FLAGS)
 
 .PHONY: chaos
 chaos: chaos-build ## Long chaos run (not in CI), then the seeded bug; writes the table into docs/reliability.md.
 	$(CHAOS_DIR)/chaos -config long -seeds $(CHAOS_SEEDS) -operator bin/manager \
 	  -bug-operator bin/manager-chaosbug -bug-seed $(CHAOS_BUG_SEED) -work $(CHAOS_DIR) \
-	  -doc docs/reliability.md -command "make chaos" $(CHAOS_FLAGS)
+	  -doc docs/reliability.md -command "make chaos CHAOS_SEEDS=$(CHAOS_SEEDS) CHAOS_BUG_SEED=$(CHAOS_BUG_SEED)" $(CHAOS_FLAGS)
 
 ##@ Benchmarks
 

@@ -113,7 +113,7 @@ func Long(seed int64) Config {
 	c.Nodes = 5000
 	c.Waves = 10
 	c.NodeMaskSize = 28
-	c.LeaderKills = 100
+	c.LeaderKills = 110 // a kill finds no leader when it comes during a long apiserver outage
 	c.StandbyKills = 20
 	c.LeaderPauses = 10
 	c.APIServerRestarts = 10

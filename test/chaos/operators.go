@@ -192,6 +192,21 @@ func (o *operators) waitLeader(ctx context.Context, timeout time.Duration) *repl
 	return nil
 }
 
+// waitStandby polls until a replica runs beside a leader (one that was
+// just paused or killed may be restarting), up to timeout.
+func (o *operators) waitStandby(ctx context.Context, timeout time.Duration) *replica {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if l := o.leader(ctx); l != nil {
+			if s := o.standby(l); s != nil {
+				return s
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
+}
+
 // stop stops every replica (SIGTERM) and the restarts.
 func (o *operators) stop() {
 	o.mu.Lock()

@@ -339,7 +339,7 @@ func (r *run) inject(ctx context.Context, f Fault) (string, error) {
 		})
 		return fmt.Sprintf("%s for %s", l.process, f.Pause.Round(100*time.Millisecond)), nil
 	case KillStandby:
-		s := r.ops.standby(r.ops.waitLeader(ctx, leaderWait))
+		s := r.ops.waitStandby(ctx, leaderWait)
 		if s == nil {
 			return "", errors.New("no standby to target")
 		}
