@@ -61,6 +61,18 @@ func (l *fencedLock) Create(ctx context.Context, ler resourcelock.LeaderElection
 }
 
 func (l *fencedLock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	if ler.HolderIdentity != l.Identity() {
+		// A release, on the way out: stop writing now, whatever its
+		// outcome. client-go's release decides that this process still
+		// leads from the record it observed last, not from the one it has
+		// just read, so a leader paused past its lease releases the lease
+		// another replica holds by now (the chaos suite caught it). Only
+		// our own tenure is released.
+		l.fence.Released()
+		if current, _, err := l.Interface.Get(ctx); err == nil && current.HolderIdentity != l.Identity() {
+			return nil
+		}
+	}
 	sent := l.fence.Now()
 	err := l.Interface.Update(ctx, ler)
 	l.record(err, ler, sent)

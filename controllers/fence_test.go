@@ -32,15 +32,29 @@ import (
 	"podnetwork.io/operator/internal/leasefence"
 )
 
-// stubLock is a lock whose writes succeed or fail as told.
+// stubLock is a lock whose writes succeed or fail as told, and whose Lease
+// names holder.
 type stubLock struct {
 	resourcelock.Interface
-	fail error
+	fail    error
+	holder  string
+	updates int
 }
 
 func (l *stubLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
-func (l *stubLock) Update(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
 func (l *stubLock) Identity() string                                                { return "me" }
+
+func (l *stubLock) Update(_ context.Context, ler resourcelock.LeaderElectionRecord) error {
+	l.updates++
+	if l.fail == nil {
+		l.holder = ler.HolderIdentity
+	}
+	return l.fail
+}
+
+func (l *stubLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	return &resourcelock.LeaderElectionRecord{HolderIdentity: l.holder}, nil, nil
+}
 
 func TestFencedWrites(t *testing.T) {
 	ctx := context.Background()
@@ -92,11 +106,23 @@ func TestFencedWrites(t *testing.T) {
 		t.Fatalf("after a renewal: %v", err)
 	}
 
-	// Releasing the lease on shutdown (an empty holder) closes it.
-	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil {
-		t.Fatal(err)
-	}
+	// Releasing the lease on shutdown (an empty holder) closes it, even
+	// when the release fails.
+	stub := &stubLock{holder: "me", fail: errors.New("apiserver down")}
+	lock.Interface = stub
+	_ = lock.Update(ctx, resourcelock.LeaderElectionRecord{})
 	if err := c.Create(ctx, node("released")); !refused(err) {
-		t.Fatalf("a write after releasing the lease: %v, want ErrNotFresh", err)
+		t.Fatalf("a write after a failed release of the lease: %v, want ErrNotFresh", err)
+	}
+	stub.fail = nil
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil || stub.holder != "" {
+		t.Fatalf("releasing our own lease: %v, holder %q", err, stub.holder)
+	}
+
+	// A woken leader never releases the lease another replica holds now.
+	stub = &stubLock{holder: "other"}
+	lock.Interface = stub
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil || stub.updates != 0 || stub.holder != "other" {
+		t.Fatalf("releasing another replica's lease: %v, %d updates, holder %q", err, stub.updates, stub.holder)
 	}
 }

@@ -37,9 +37,15 @@ import (
 // LeaseNamespace holds the operators' leader-election Lease.
 const LeaseNamespace = "chaos-system"
 
-// restartDelay is how long a replica that exited stays down before it
-// starts again, as a kubelet's first restart would.
-const restartDelay = time.Second
+// A replica that exited stays down restartDelay before it starts again,
+// doubled for every start in a row that ran less than stableRun (it cannot
+// reach the apiserver while that restarts), up to maxRestartDelay: a
+// kubelet's crash-loop back-off, shortened.
+const (
+	restartDelay    = time.Second
+	maxRestartDelay = 8 * time.Second
+	stableRun       = 10 * time.Second
+)
 
 // operators runs two replicas of the operator binary, each restarted
 // whenever it exits. Every start is a new process ("operator-a.3": replica
@@ -121,17 +127,24 @@ func (o *operators) run(name string, gen int) (*replica, error) {
 // supervise restarts replica name each time it exits, until stop.
 func (o *operators) supervise(ctx context.Context, name string, r *replica) {
 	defer o.wg.Done()
+	delay := restartDelay
+	started := time.Now()
 	for gen := 2; ; gen++ {
 		select {
 		case <-r.proc.Done():
 		case <-ctx.Done():
 			return
 		}
+		if time.Since(started) >= stableRun {
+			delay = restartDelay
+		}
 		select {
-		case <-time.After(restartDelay):
+		case <-time.After(delay):
 		case <-ctx.Done():
 			return
 		}
+		delay = min(2*delay, maxRestartDelay)
+		started = time.Now()
 		next, err := o.run(name, gen)
 		if errors.Is(err, errStopping) {
 			return
