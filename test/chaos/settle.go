@@ -58,11 +58,14 @@ func (r *run) waitSettled(ctx context.Context, timeout time.Duration) error {
 }
 
 // unsettled says what keeps the system from having settled, "" when it
-// has: the PodNetwork is Ready and not Degraded for its current
-// generation, every spec range is Active and nothing else is tracked,
-// every node has podCIDRs, and every required consumer (NodeIPAM
-// included) has accepted every range as Active.
+// has: a running replica holds the lease, the PodNetwork is Ready and not
+// Degraded for its current generation, every spec range is Active and
+// nothing else is tracked, every node has podCIDRs, and every required
+// consumer (NodeIPAM included) has accepted every range as Active.
 func (r *run) unsettled(ctx context.Context) string {
+	if r.ops.leader(ctx) == nil {
+		return "no running replica holds the lease"
+	}
 	pn := &v1alpha1.PodNetwork{}
 	if err := r.admin.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
 		return err.Error()
