@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -42,9 +43,9 @@ import (
 // it leads and, for up to a renew deadline, writes from a state another
 // replica has moved on from: the chaos suite (test/chaos) caught it
 // assigning blocks the new leader had already given to other nodes. The
-// manager's client is therefore fenced: every write checks, just before it
-// is sent, that this process renewed the lease less than a renew deadline
-// ago by its own clock (internal/leasefence).
+// manager's client is therefore fenced: every write checks, in the HTTP
+// transport just before it is sent, that this process renewed the lease
+// less than a renew deadline ago by its own clock (internal/leasefence).
 
 // fencedLock is the leader-election lock, telling the fence about every
 // renewal: the time is taken before the request is sent.
@@ -99,11 +100,23 @@ func fenceWrites(cfg *rest.Config, opts Options, mgrOpts *ctrl.Options) (stop fu
 	}
 	mgrOpts.LeaderElectionResourceLockInterface = lock
 	mgrOpts.NewClient = func(config *rest.Config, o client.Options) (client.Client, error) {
+		// The manager hands every client the HTTP client its cache uses:
+		// the client gets a copy whose transport is fenced.
+		hc := o.HTTPClient
+		if hc == nil {
+			var err error
+			if hc, err = rest.HTTPClientFor(config); err != nil {
+				return nil, fmt.Errorf("creating the manager's HTTP client: %w", err)
+			}
+		}
+		fenced := *hc
+		fenced.Transport = &fencedTransport{next: hc.Transport, fence: fence}
+		o.HTTPClient = &fenced
 		c, err := client.New(config, o)
 		if err != nil {
 			return nil, fmt.Errorf("creating the manager's client: %w", err)
 		}
-		return &fencedClient{Client: c, fence: fence}, nil
+		return c, nil
 	}
 	return stop, nil
 }
@@ -148,97 +161,24 @@ func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fe
 // inClusterNamespaceFile holds the namespace of the pod the process runs in.
 const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
-// fencedClient refuses every write while the fence is closed.
-type fencedClient struct {
-	client.Client
+// fencedTransport refuses every write (POST, PUT, PATCH, DELETE) while
+// the fence is closed. It sits under client-go's rate limiter and its
+// retries, so a write that waited there (or in a paused process) is judged
+// when it is about to be sent, not when it was decided.
+type fencedTransport struct {
+	next  http.RoundTripper
 	fence *leasefence.Fence
 }
 
-func (c *fencedClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if err := c.fence.Check(); err != nil {
-		return err
+func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch req.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		if err := t.fence.Check(); err != nil {
+			if req.Body != nil {
+				_ = req.Body.Close() // a RoundTripper must close the body, even on error
+			}
+			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
+		}
 	}
-	return c.Client.Create(ctx, obj, opts...)
-}
-
-func (c *fencedClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if err := c.fence.Check(); err != nil {
-		return err
-	}
-	return c.Client.Update(ctx, obj, opts...)
-}
-
-func (c *fencedClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if err := c.fence.Check(); err != nil {
-		return err
-	}
-	return c.Client.Patch(ctx, obj, patch, opts...)
-}
-
-func (c *fencedClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-	if err := c.fence.Check(); err != nil {
-		return err
-	}
-	return c.Client.Apply(ctx, obj, opts...)
-}
-
-func (c *fencedClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
-	if err := c.fence.Check(); err != nil {
-		return err
-	}
-	return c.Client.Delete(ctx, obj, opts...)
-}
-
-func (c *fencedClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
-	if err := c.fence.Check(); err != nil {
-		return err
-	}
-	return c.Client.DeleteAllOf(ctx, obj, opts...)
-}
-
-func (c *fencedClient) Status() client.SubResourceWriter {
-	return &fencedSubResource{SubResourceWriter: c.Client.Status(), fence: c.fence}
-}
-
-func (c *fencedClient) SubResource(name string) client.SubResourceClient {
-	sc := c.Client.SubResource(name)
-	return struct {
-		client.SubResourceReader
-		client.SubResourceWriter
-	}{sc, &fencedSubResource{SubResourceWriter: sc, fence: c.fence}}
-}
-
-// fencedSubResource refuses every subresource write while the fence is
-// closed.
-type fencedSubResource struct {
-	client.SubResourceWriter
-	fence *leasefence.Fence
-}
-
-func (w *fencedSubResource) Create(ctx context.Context, obj, sub client.Object, opts ...client.SubResourceCreateOption) error {
-	if err := w.fence.Check(); err != nil {
-		return err
-	}
-	return w.SubResourceWriter.Create(ctx, obj, sub, opts...)
-}
-
-func (w *fencedSubResource) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-	if err := w.fence.Check(); err != nil {
-		return err
-	}
-	return w.SubResourceWriter.Update(ctx, obj, opts...)
-}
-
-func (w *fencedSubResource) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-	if err := w.fence.Check(); err != nil {
-		return err
-	}
-	return w.SubResourceWriter.Patch(ctx, obj, patch, opts...)
-}
-
-func (w *fencedSubResource) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
-	if err := w.fence.Check(); err != nil {
-		return err
-	}
-	return w.SubResourceWriter.Apply(ctx, obj, opts...)
+	return t.next.RoundTrip(req)
 }

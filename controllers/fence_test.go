@@ -19,15 +19,15 @@ package controllers
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	clocktesting "k8s.io/utils/clock/testing"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"podnetwork.io/operator/internal/leasefence"
 )
@@ -56,53 +56,74 @@ func (l *stubLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []b
 	return &resourcelock.LeaderElectionRecord{HolderIdentity: l.holder}, nil, nil
 }
 
+// okTransport answers every request 200 and counts them.
+type okTransport struct{ sent int }
+
+func (t *okTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	t.sent++
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
 func TestFencedWrites(t *testing.T) {
 	ctx := context.Background()
 	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	fence := leasefence.New(clk, 3*time.Second)
 	lock := &fencedLock{Interface: &stubLock{}, fence: fence}
-	c := &fencedClient{Client: fake.NewClientBuilder().WithScheme(Scheme()).Build(), fence: fence}
-	node := func(name string) *corev1.Node { return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+	next := &okTransport{}
+	rt := &fencedTransport{next: next, fence: fence}
+	send := func(method string) error {
+		req := httptest.NewRequest(method, "https://apiserver.test/api/v1/nodes/n", strings.NewReader("{}"))
+		resp, err := rt.RoundTrip(req)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		return err
+	}
 	refused := func(err error) bool { return errors.Is(err, leasefence.ErrNotFresh) }
+	writes := []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-	if err := c.Create(ctx, node("before-leading")); !refused(err) {
+	if err := send(http.MethodPatch); !refused(err) {
 		t.Fatalf("a write before the lease is held: %v, want ErrNotFresh", err)
+	}
+	if err := send(http.MethodGet); err != nil {
+		t.Fatalf("a read before the lease is held: %v", err)
 	}
 	if err := lock.Create(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Create(ctx, node("leading")); err != nil {
-		t.Fatalf("a write right after acquiring the lease: %v", err)
+	for _, m := range writes {
+		if err := send(m); err != nil {
+			t.Fatalf("%s right after acquiring the lease: %v", m, err)
+		}
 	}
 
-	// Paused past the renew deadline: every kind of write is refused.
+	// Paused past the renew deadline: every write is refused before it is
+	// sent; reads (and watches) go on.
 	clk.SetTime(clk.Now().Add(4 * time.Second))
-	n := node("leading")
-	for name, write := range map[string]error{
-		"create":        c.Create(ctx, node("paused")),
-		"update":        c.Update(ctx, n),
-		"patch":         c.Patch(ctx, n, client.MergeFrom(node("leading"))),
-		"delete":        c.Delete(ctx, n),
-		"status update": c.Status().Update(ctx, n),
-		"status patch":  c.Status().Patch(ctx, n, client.MergeFrom(node("leading"))),
-		"subresource":   c.SubResource("status").Update(ctx, n),
-	} {
-		if !refused(write) {
-			t.Errorf("%s after the renew deadline: %v, want ErrNotFresh", name, write)
+	sent := next.sent
+	for _, m := range writes {
+		if err := send(m); !refused(err) {
+			t.Errorf("%s after the renew deadline: %v, want ErrNotFresh", m, err)
 		}
+	}
+	if next.sent != sent {
+		t.Errorf("%d refused writes reached the apiserver", next.sent-sent)
+	}
+	if err := send(http.MethodGet); err != nil {
+		t.Errorf("a read after the renew deadline: %v", err)
 	}
 
 	// A failed renewal does not reopen it; a successful one does.
 	lock.Interface = &stubLock{fail: errors.New("apiserver down")}
 	_ = lock.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"})
-	if err := c.Delete(ctx, n); !refused(err) {
+	if err := send(http.MethodDelete); !refused(err) {
 		t.Fatalf("after a failed renewal: %v, want ErrNotFresh", err)
 	}
 	lock.Interface = &stubLock{}
 	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Delete(ctx, n); err != nil {
+	if err := send(http.MethodDelete); err != nil {
 		t.Fatalf("after a renewal: %v", err)
 	}
 
@@ -111,7 +132,7 @@ func TestFencedWrites(t *testing.T) {
 	stub := &stubLock{holder: "me", fail: errors.New("apiserver down")}
 	lock.Interface = stub
 	_ = lock.Update(ctx, resourcelock.LeaderElectionRecord{})
-	if err := c.Create(ctx, node("released")); !refused(err) {
+	if err := send(http.MethodPost); !refused(err) {
 		t.Fatalf("a write after a failed release of the lease: %v, want ErrNotFresh", err)
 	}
 	stub.fail = nil
