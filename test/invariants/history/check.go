@@ -35,6 +35,7 @@ import (
 // It neither modifies nor keeps obs and writes.
 func Check(obs []Observation, writes []Write, opts Options) Report {
 	c := newChecker(opts)
+	c.indexWrites(writes)
 	sorted := sortObservations(obs)
 	for i := range sorted {
 		c.observe(&sorted[i])

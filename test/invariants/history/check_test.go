@@ -183,6 +183,11 @@ func TestInsideActive(t *testing.T) {
 			h.node("n1", nil)
 			h.assign("n1", "10.9.0.0/24")
 		}},
+		{name: "managedFields stripped: the proxy's write says it was NodeIPAM's", want: []string{InvInsideActive}, build: func(h *hist) {
+			h.node("n1", nil)
+			h.assign("n1", "10.9.0.0/24")
+			h.obs[len(h.obs)-1].Object.(*corev1.Node).ManagedFields = nil
+		}},
 		{name: "adopted outside every range is not judged", build: func(h *hist) {
 			h.node("n1", nil)
 			h.adopt("n1", "10.9.0.0/24")

@@ -32,10 +32,12 @@ limitations under the License.
 // # Terms
 //
 // A podCIDR was written by NodeIPAM when the node's managedFields show
-// Options.FieldManager owning spec.podCIDRs; other podCIDRs are adopted
-// (kube-controller-manager, by hand) and only no-overlap and shape judge
-// them. A podCIDR appears at the first observation of its node that lists
-// it; that observation's RV is the write's RV. A consumer is required at an
+// Options.FieldManager owning spec.podCIDRs, or when the observation's RV
+// is that of a landed write to the node by an operator process (so a
+// recorder that strips managedFields loses nothing); other podCIDRs are
+// adopted (kube-controller-manager, by hand) and only no-overlap and shape
+// judge them. A podCIDR appears at the first observation of its node that
+// lists it; that observation's RV is the write's RV. A consumer is required at an
 // RV when its PodNetworkConsumer exists then with spec.required true or
 // unset and no deletionTimestamp. A required consumer acked phase P of range
 // (name, cidr) at an RV when its status.ranges then has an entry that
@@ -96,7 +98,8 @@ limitations under the License.
 // deleted node held, and the PodNetwork at that RV says whenExhausted Wait,
 // reuse - deletion >= recycleDelaySeconds (the value at the reuse, as
 // NodeIPAM applies it) - Options.ClockSlack. Deletion is the DELETED
-// observation's Time. Reuse is the earlier of two upper bounds of when the
+// observation's Time (when a new uid shows up under the name without it,
+// the old object's last observation: the earliest it can have gone). Reuse is the earlier of two upper bounds of when the
 // write was stored: its observation's Time, and NodeIPAM's managedFields
 // time (whole seconds, truncated) plus one second. The slack (1s by
 // default) covers NodeIPAM seeing the deletion slightly before the

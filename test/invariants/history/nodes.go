@@ -68,6 +68,9 @@ func (c *checker) observeNode(o *Observation, n *corev1.Node) {
 			c.held.remove(p, n.Name)
 		}
 		assigned, at := invariants.AssignedBy(n, c.opts.FieldManager)
+		if w := c.landedByRV[o.RV]; w != nil && w.Resource == "nodes" {
+			assigned = true // an operator process wrote it, whatever managedFields say (a recorder may strip them)
+		}
 		for _, p := range cidrs {
 			if !slices.Contains(st.cidrs, p) {
 				c.place(o, st, n, p, assigned, at)

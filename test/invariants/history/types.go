@@ -181,6 +181,10 @@ const (
 	// those of them the API server stored.
 	CountStaleWrites = "stale writes"
 	CountStaleLanded = "stale writes landed"
+	// CountUnjudged counts writes whose staleness the history cannot tell:
+	// no Lease was observed, or the holder at the time is an identity of no
+	// known process.
+	CountUnjudged = "writes not judged against the lease"
 	// CountTransition prefixes range phase transitions, e.g.
 	// "transition Pending->Active"; "(new)" and "(purged)" stand for a range
 	// starting or ending being tracked.

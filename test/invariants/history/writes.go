@@ -20,13 +20,23 @@ import (
 	"slices"
 )
 
-// CountUnjudged counts writes whose staleness the history cannot tell: no
-// Lease was observed, or the holder at the time is an identity of no known
-// process.
-const CountUnjudged = "writes not judged against the lease"
+// indexWrites indexes the landed writes by RV (the Lease's excepted), so
+// an observation can tell it was an operator process's write, and a
+// violation whose process.
+func (c *checker) indexWrites(writes []Write) {
+	for i := range writes {
+		w := &writes[i]
+		if w.Landed() && w.RV > 0 && !c.isLeaseWrite(w) {
+			c.landedByRV[w.RV] = w
+		}
+	}
+}
 
-// judgeWrites counts the writes per process, lists the stale ones and
-// indexes the landed ones by RV, so violations can be attributed.
+func (c *checker) isLeaseWrite(w *Write) bool {
+	return w.Resource == "leases" && c.ls.matches(w.Namespace, w.Name)
+}
+
+// judgeWrites counts the writes per process and lists the stale ones.
 func (c *checker) judgeWrites(writes []Write) {
 	procOf := c.ls.identities(c.opts.Identities, writes)
 	c.procOf = procOf
@@ -35,11 +45,8 @@ func (c *checker) judgeWrites(writes []Write) {
 	for i := range sorted {
 		w := &sorted[i]
 		c.counts[CountWrites+w.Process]++
-		if w.Resource == "leases" && c.ls.matches(w.Namespace, w.Name) {
+		if c.isLeaseWrite(w) {
 			continue // competing for the lease is what a standby does
-		}
-		if w.Landed() && w.RV > 0 {
-			c.landedByRV[w.RV] = w
 		}
 		reason, stale, judged := c.ls.staleness(w, procOf)
 		if !judged {
