@@ -97,7 +97,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	}
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrOpts := ctrl.Options{
 		Scheme:                  Scheme(),
 		Cache:                   adapters.CacheOptions(watches.CacheOptions(), opts.Adapters),
 		Metrics:                 metricsOptions(opts),
@@ -113,7 +113,15 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		// Release the lease on a clean shutdown so a rolling update hands over
 		// at once instead of after a lease duration.
 		LeaderElectionReleaseOnCancel: true,
-	})
+	}
+	if opts.LeaderElect {
+		stop, err := fenceWrites(cfg, opts, &mgrOpts)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}

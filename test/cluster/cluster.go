@@ -62,6 +62,12 @@ type Options struct {
 	// namespaces reach the apiserver on an address of the bridge their
 	// namespaces hang off (test/netnode).
 	BindAddress string
+	// Restartable keeps etcd's data and kube-apiserver's certificates in
+	// WorkDir instead of directories envtest deletes on stop, so that
+	// RestartEtcd and RestartAPIServer bring them back with the same data,
+	// port and certificates (fault injection, test/chaos). Their output goes
+	// to etcd.log and kube-apiserver.log in WorkDir.
+	Restartable bool
 }
 
 // Cluster is a running local control plane.
@@ -76,7 +82,13 @@ type Cluster struct {
 	// AssetsDir holds the control-plane binaries.
 	AssetsDir string
 
-	env *envtest.Environment
+	env         *envtest.Environment
+	serviceCIDR string
+	restartable bool
+	// extraAPIServers are the kube-apiservers AddAPIServer started.
+	extraAPIServers []*envtest.APIServer
+	// logs are the files envtest's processes write to; closed on Stop.
+	logs []*os.File
 
 	mu        sync.Mutex
 	processes []*process
@@ -121,10 +133,16 @@ func Start(opts Options) (*Cluster, error) {
 	for k, v := range opts.APIServerArgs {
 		apiServer.Configure().Set(k, v)
 	}
+	c := &Cluster{WorkDir: workDir, AssetsDir: assets, env: env, serviceCIDR: serviceCIDR, restartable: opts.Restartable}
+	if opts.Restartable {
+		if err := c.persistentDirs(); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := env.Start(); err != nil {
+		c.closeLogs()
 		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", assets, err)
 	}
-	c := &Cluster{WorkDir: workDir, AssetsDir: assets, env: env}
 
 	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "podnetwork-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
@@ -197,10 +215,20 @@ func (c *Cluster) Stop() error {
 	for i := len(procs) - 1; i >= 0; i-- {
 		errs = append(errs, procs[i].stop())
 	}
+	for _, s := range c.extraAPIServers {
+		if err := s.Stop(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping an additional kube-apiserver: %w", err))
+		}
+	}
 	if c.env != nil {
 		if err := c.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("stopping etcd and kube-apiserver: %w", err))
 		}
+	}
+	c.closeLogs()
+	if c.restartable {
+		// The logs and certificates stay for diagnosis; the data can be large.
+		errs = append(errs, os.RemoveAll(filepath.Join(c.WorkDir, "etcd-data")))
 	}
 	return errors.Join(errs...)
 }

@@ -77,6 +77,8 @@ func (p *process) stop() error {
 	default:
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	// A paused process (Pause) acts on SIGTERM only once it runs again.
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
 	select {
 	case <-p.done:
 	case <-time.After(10 * time.Second):
@@ -181,6 +183,27 @@ func (p *Process) Kill() error {
 
 // Stop sends SIGTERM and waits (SIGKILL after a grace period).
 func (p *Process) Stop() error { return p.p.stop() }
+
+// Pause sends SIGSTOP to the process group: it stops running at once, its
+// connections stay open and its timers do not fire until Resume, as a long
+// garbage-collection pause or a frozen VM would have it.
+func (p *Process) Pause() error {
+	if err := syscall.Kill(-p.p.cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("pausing %s: %w", p.p.name, err)
+	}
+	return nil
+}
+
+// Resume sends SIGCONT to the process group after Pause.
+func (p *Process) Resume() error {
+	if err := syscall.Kill(-p.p.cmd.Process.Pid, syscall.SIGCONT); err != nil {
+		return fmt.Errorf("resuming %s: %w", p.p.name, err)
+	}
+	return nil
+}
+
+// Done is closed once the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.p.done }
 
 // Exited reports whether the process has exited.
 func (p *Process) Exited() bool {

@@ -1,0 +1,149 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controllers
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"podnetwork.io/operator/internal/leasefence"
+)
+
+// stubLock is a lock whose writes succeed or fail as told, and whose Lease
+// names holder.
+type stubLock struct {
+	resourcelock.Interface
+	fail    error
+	holder  string
+	updates int
+}
+
+func (l *stubLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
+func (l *stubLock) Identity() string                                                { return "me" }
+
+func (l *stubLock) Update(_ context.Context, ler resourcelock.LeaderElectionRecord) error {
+	l.updates++
+	if l.fail == nil {
+		l.holder = ler.HolderIdentity
+	}
+	return l.fail
+}
+
+func (l *stubLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	return &resourcelock.LeaderElectionRecord{HolderIdentity: l.holder}, nil, nil
+}
+
+// okTransport answers every request 200 and counts them.
+type okTransport struct{ sent int }
+
+func (t *okTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	t.sent++
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
+func TestFencedWrites(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	fence := leasefence.New(clk, 3*time.Second)
+	lock := &fencedLock{Interface: &stubLock{}, fence: fence}
+	next := &okTransport{}
+	rt := &fencedTransport{next: next, fence: fence}
+	send := func(method string) error {
+		req := httptest.NewRequest(method, "https://apiserver.test/api/v1/nodes/n", strings.NewReader("{}"))
+		resp, err := rt.RoundTrip(req)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		return err
+	}
+	refused := func(err error) bool { return errors.Is(err, leasefence.ErrNotFresh) }
+	writes := []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+	if err := send(http.MethodPatch); !refused(err) {
+		t.Fatalf("a write before the lease is held: %v, want ErrNotFresh", err)
+	}
+	if err := send(http.MethodGet); err != nil {
+		t.Fatalf("a read before the lease is held: %v", err)
+	}
+	if err := lock.Create(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range writes {
+		if err := send(m); err != nil {
+			t.Fatalf("%s right after acquiring the lease: %v", m, err)
+		}
+	}
+
+	// Paused past the renew deadline: every write is refused before it is
+	// sent; reads (and watches) go on.
+	clk.SetTime(clk.Now().Add(4 * time.Second))
+	sent := next.sent
+	for _, m := range writes {
+		if err := send(m); !refused(err) {
+			t.Errorf("%s after the renew deadline: %v, want ErrNotFresh", m, err)
+		}
+	}
+	if next.sent != sent {
+		t.Errorf("%d refused writes reached the apiserver", next.sent-sent)
+	}
+	if err := send(http.MethodGet); err != nil {
+		t.Errorf("a read after the renew deadline: %v", err)
+	}
+
+	// A failed renewal does not reopen it; a successful one does.
+	lock.Interface = &stubLock{fail: errors.New("apiserver down")}
+	_ = lock.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"})
+	if err := send(http.MethodDelete); !refused(err) {
+		t.Fatalf("after a failed renewal: %v, want ErrNotFresh", err)
+	}
+	lock.Interface = &stubLock{}
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := send(http.MethodDelete); err != nil {
+		t.Fatalf("after a renewal: %v", err)
+	}
+
+	// Releasing the lease on shutdown (an empty holder) closes it, even
+	// when the release fails.
+	stub := &stubLock{holder: "me", fail: errors.New("apiserver down")}
+	lock.Interface = stub
+	_ = lock.Update(ctx, resourcelock.LeaderElectionRecord{})
+	if err := send(http.MethodPost); !refused(err) {
+		t.Fatalf("a write after a failed release of the lease: %v, want ErrNotFresh", err)
+	}
+	stub.fail = nil
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil || stub.holder != "" {
+		t.Fatalf("releasing our own lease: %v, holder %q", err, stub.holder)
+	}
+
+	// A woken leader never releases the lease another replica holds now.
+	stub = &stubLock{holder: "other"}
+	lock.Interface = stub
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil || stub.updates != 0 || stub.holder != "other" {
+		t.Fatalf("releasing another replica's lease: %v, %d updates, holder %q", err, stub.updates, stub.holder)
+	}
+}

@@ -1,0 +1,25 @@
+//go:build chaosbug
+
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package allocator
+
+// seededBugSkipQuarantine: this build has the seeded bug. A block a
+// released node held is not remembered as freed, so it is never-used again
+// and, by the lowest-index rule, the next block handed out. Only the chaos
+// suite builds this (bin/manager-chaosbug) to prove its checker fails.
+const seededBugSkipQuarantine = true
