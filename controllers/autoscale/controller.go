@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -57,6 +58,14 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 
 	lastStatusWrite time.Time
+	// written is the status.autoscaling this replica last applied to the
+	// PodNetwork with UID writtenUID. The autoscaler is the only writer of
+	// that field, so a cached copy that differs from it is one the cache
+	// has not caught up with yet (another writer's change to the PodNetwork
+	// arrived first); deciding from it would announce the same transition
+	// again. It is memory only: after a restart the API's copy is used.
+	written    *podnetworkv1alpha1.AutoscalingStatus
+	writtenUID types.UID
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=autoscaledrangesets,verbs=get;list;watch;create;update
@@ -82,6 +91,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	in, err := r.readInput(ctx, pn, set)
+	if err == nil && r.written != nil && r.writtenUID == pn.UID {
+		in.Status.Autoscaling = r.written.DeepCopy()
+	}
 	if err != nil {
 		return reconcile.Result{}, err
 	}

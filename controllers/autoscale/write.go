@@ -78,6 +78,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.Pod
 		return 0, fmt.Errorf("applying PodNetwork status.autoscaling: %w", err)
 	}
 	r.lastStatusWrite = now
+	r.written, r.writtenUID = want.DeepCopy(), pn.UID
 	return 0, nil
 }
 
