@@ -59,9 +59,14 @@ var _ = Describe("Every malformed write of framework.Injections", func() {
 		Eventually(condition(api, v1alpha1.DegradedCondition)).Should(And(ContainSubstring(`"chaos-bad-addresses"`), ContainSubstring(`"chaos-bad-acks"`)))
 		Expect(len(api.GetPodNetwork().Status.Conditions)).To(BeNumerically("<=", 16))
 
-		// Settled, nothing changes by itself: no controller rewrites the
-		// status over and over.
-		rv := api.GetPodNetwork().ResourceVersion
-		Consistently(func() string { return api.GetPodNetwork().ResourceVersion }).WithTimeout(3 * time.Second).Should(Equal(rv))
+		// Settled, no controller rewrites the status over and over. A hot
+		// loop writes on every reconcile, dozens of times in 3 s; one
+		// late write (a status apply retried after a conflict, NodeIPAM's
+		// rate-limited report) is not one, so up to two changes pass.
+		seen := map[string]bool{api.GetPodNetwork().ResourceVersion: true}
+		Consistently(func() int {
+			seen[api.GetPodNetwork().ResourceVersion] = true
+			return len(seen) - 1
+		}).WithTimeout(3*time.Second).Should(BeNumerically("<=", 2), "PodNetwork writes while settled")
 	})
 })
