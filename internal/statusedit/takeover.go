@@ -43,32 +43,33 @@ const fieldsV1 = "FieldsV1"
 // The caller writes the result as the object's managedFields; the fields
 // keep their values until the new owner applies.
 func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []string) (out []metav1.ManagedFieldsEntry, changed bool, err error) {
+	// The apiserver keeps one entry per manager and operation; should there
+	// be more (a client-written managedFields), their fields are united so
+	// none loses its owner.
 	lifecycle, nodeIPAM, autoscaler := -1, -1, -1
-	for i, e := range entries {
-		switch {
-		case isOperatorEntry(e) && e.Manager == LifecycleManager:
-			lifecycle = i
-		case isOperatorEntry(e) && e.Manager == NodeIPAMManager:
-			nodeIPAM = i
-		case isOperatorEntry(e) && e.Manager == AutoscalerManager:
-			autoscaler = i
-		}
-	}
 	toLifecycle, toNodeIPAM, toAutoscaler := fieldpath.NewSet(), fieldpath.NewSet(), fieldpath.NewSet()
-	if autoscaler >= 0 {
-		if toAutoscaler, err = decode(entries[autoscaler]); err != nil {
+	for i, e := range entries {
+		if !isOperatorEntry(e) {
+			continue
+		}
+		var into **fieldpath.Set
+		switch e.Manager {
+		case LifecycleManager:
+			lifecycle, into = i, &toLifecycle
+		case NodeIPAMManager:
+			nodeIPAM, into = i, &toNodeIPAM
+		case AutoscalerManager:
+			autoscaler, into = i, &toAutoscaler
+		default:
+			continue
+		}
+		s, err := decode(e)
+		if err != nil {
 			return nil, false, err
 		}
-	}
-	if lifecycle >= 0 {
-		if toLifecycle, err = decode(entries[lifecycle]); err != nil {
-			return nil, false, err
-		}
+		*into = (*into).Union(s)
 	}
 	if nodeIPAM >= 0 {
-		if toNodeIPAM, err = decode(entries[nodeIPAM]); err != nil {
-			return nil, false, err
-		}
 		moved := fieldpath.NewSet()
 		toNodeIPAM.Iterate(func(p fieldpath.Path) {
 			if f, ok := classify(p); ok && f.inRange && slices.Contains(purged, f.rangeName) {
