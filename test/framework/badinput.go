@@ -27,6 +27,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -100,7 +101,10 @@ func Injections(prefix string) []Injection {
 // conflicts. An empty description leaves the status alone.
 func EditStatus(ctx context.Context, c client.Client, edit func(*v1alpha1.PodNetworkStatus) string) (string, error) {
 	var what string
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	// The operator rewrites its status right after each hand edit, so a
+	// burst of edits conflicts many times in a row; keep trying for longer
+	// than retry.DefaultRetry's five quick attempts.
+	err := retry.RetryOnConflict(handEditBackoff, func() error {
 		pn := &v1alpha1.PodNetwork{}
 		if err := c.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
 			return err
@@ -332,3 +336,6 @@ func otherPhase(p v1alpha1.RangePhase) v1alpha1.RangePhase {
 		return v1alpha1.RangePhaseActive
 	}
 }
+
+// handEditBackoff is how long EditStatus retries a conflicting edit.
+var handEditBackoff = wait.Backoff{Steps: 60, Duration: 10 * time.Millisecond, Factor: 1.3, Jitter: 0.1, Cap: time.Second}
