@@ -321,7 +321,8 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		before := programs()
 		setRanges(base, framework.Range("v6", "fd00:10:244::/56").Obj(), framework.Range("v6b", "fd00:10:244:100::/56").Obj())
 		Eventually(k8sClient.Phase).WithArguments("v6b").Should(Equal(v1alpha1.RangePhaseActive))
-		Expect(ackOf(flannel, "v6b")()).To(Equal("Active/Accepted"))
+		// The range turns Active on the Pending acks; the Active ack follows.
+		Eventually(ackOf(flannel, "v6b")).Should(Equal("Active/Accepted"))
 		Expect(flannelConfigText()).To(ContainSubstring(`"IPv6Network": "fd00:10:244::/55"`))
 		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/16,fd00:10:244::/55\n"))
 		for i := 10; i < 12; i++ {
