@@ -122,26 +122,13 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
-	in := lifecyclecore.Input{
-		Now:          r.clock().Now(),
-		Generation:   pn.Generation,
-		Deleting:     !pn.DeletionTimestamp.IsZero(),
-		Spec:         pn.Spec.Ranges,
-		Status:       pn.Status,
-		StallAfter:   r.StallAfter,
-		Consumers:    make([]lifecyclecore.Consumer, 0, len(consumers.Items)),
-		Nodes:        make([]lifecyclecore.Node, 0, len(nodes.Items)),
-		ServiceCIDRs: make([]lifecyclecore.ServiceCIDR, 0, len(serviceCIDRs.Items)),
-	}
-	for i := range consumers.Items {
-		in.Consumers = append(in.Consumers, lifecyclecore.ConsumerFrom(&consumers.Items[i]))
-	}
-	for i := range nodes.Items {
-		in.Nodes = append(in.Nodes, nodeInput(&nodes.Items[i]))
-	}
-	for i := range serviceCIDRs.Items {
-		in.ServiceCIDRs = append(in.ServiceCIDRs, serviceCIDRInput(&serviceCIDRs.Items[i]))
-	}
+	in := lifecyclecore.InputFrom(lifecyclecore.Objects{
+		PodNetwork:   pn,
+		Ranges:       pn.Spec.Ranges,
+		Consumers:    consumers.Items,
+		Nodes:        nodes.Items,
+		ServiceCIDRs: serviceCIDRs.Items,
+	}, r.clock().Now(), r.StallAfter)
 	return in, consumers.Items, nil
 }
 

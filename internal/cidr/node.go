@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package watches
+package cidr
 
 import (
 	"net/netip"
@@ -25,7 +25,8 @@ import (
 // NodeAddresses returns a node's InternalIP and ExternalIP addresses, the
 // ones a pod range must never contain, skipping any that do not parse (the
 // apiserver validates them, so only a broken object has one). Every
-// controller reads node addresses with this one rule.
+// controller, and the kubectl plugin, reads node addresses with this one
+// rule.
 func NodeAddresses(n *corev1.Node) []netip.Addr {
 	var out []netip.Addr
 	for _, a := range n.Status.Addresses {

@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package lifecycle
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
+)
+
+// NodeFrom converts a Node: its podCIDRs and addresses, read with the rules
+// every controller shares (cidr.ParseObserved, cidr.NodeAddresses).
+func NodeFrom(n *corev1.Node) Node {
+	return Node{Name: n.Name, PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: cidr.NodeAddresses(n)}
+}
+
+// ServiceCIDRFrom converts a ServiceCIDR.
+func ServiceCIDRFrom(s *networkingv1.ServiceCIDR) ServiceCIDR {
+	return ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero(), CIDRs: cidr.ParseObserved(s.Spec.CIDRs)}
+}
+
+// Objects are the API objects Compute depends on, as read by the lifecycle
+// controller (from its cache) or by the kubectl plugin (from the API
+// server), so both build the same Input.
+type Objects struct {
+	// PodNetwork is PodNetwork "default".
+	PodNetwork *v1alpha1.PodNetwork
+	// Ranges are the declared ranges: the spec ranges Compute tracks.
+	Ranges       []v1alpha1.PodCIDRRange
+	Consumers    []v1alpha1.PodNetworkConsumer
+	Nodes        []corev1.Node
+	ServiceCIDRs []networkingv1.ServiceCIDR
+}
+
+// InputFrom builds the Input of Compute from objs at now.
+func InputFrom(objs Objects, now time.Time, stallAfter time.Duration) Input {
+	pn := objs.PodNetwork
+	in := Input{
+		Now:          now,
+		Generation:   pn.Generation,
+		Deleting:     !pn.DeletionTimestamp.IsZero(),
+		Spec:         objs.Ranges,
+		Status:       pn.Status,
+		StallAfter:   stallAfter,
+		Consumers:    make([]Consumer, 0, len(objs.Consumers)),
+		Nodes:        make([]Node, 0, len(objs.Nodes)),
+		ServiceCIDRs: make([]ServiceCIDR, 0, len(objs.ServiceCIDRs)),
+	}
+	for i := range objs.Consumers {
+		in.Consumers = append(in.Consumers, ConsumerFrom(&objs.Consumers[i]))
+	}
+	for i := range objs.Nodes {
+		in.Nodes = append(in.Nodes, NodeFrom(&objs.Nodes[i]))
+	}
+	for i := range objs.ServiceCIDRs {
+		in.ServiceCIDRs = append(in.ServiceCIDRs, ServiceCIDRFrom(&objs.ServiceCIDRs[i]))
+	}
+	return in
+}
