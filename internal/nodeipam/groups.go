@@ -54,11 +54,11 @@ type SelectorGroup struct {
 
 // FamilyBlocks counts the node blocks of one IP family of a group.
 type FamilyBlocks struct {
-	Family      v1alpha1.IPFamily
-	Capacity    int64
-	Allocated   int64
-	Free        int64
-	Quarantined int64
+	Family      v1alpha1.IPFamily `json:"family"`
+	Capacity    int64             `json:"capacity"`
+	Allocated   int64             `json:"allocated"`
+	Free        int64             `json:"free"`
+	Quarantined int64             `json:"quarantined"`
 }
 
 // SelectorGroups groups the candidate ranges of pn by nodeSelector, sorted
