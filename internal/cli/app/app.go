@@ -178,9 +178,9 @@ func newFlagSet(name string, g *globals, stderr io.Writer) *flag.FlagSet {
 type env struct {
 	g       *globals
 	targets []AdapterTarget
-	out    io.Writer
-	client client.WithWatch
-	now    func() time.Time
+	out     io.Writer
+	client  client.WithWatch
+	now     func() time.Time
 }
 
 func newEnv(g *globals, out io.Writer, opts Options) (*env, error) {
