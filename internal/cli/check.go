@@ -282,7 +282,7 @@ func (k *checker) acks() string {
 			if rejected || (cons.IsRequired() && rs.Phase != v1alpha1.RangePhaseActive && lag >= k.opts.StallAfter) {
 				sev = SeverityError
 			}
-			what := fmt.Sprintf("range %s (%s) is %s since %s", rs.Name, rs.CIDR, rs.Phase, Age(lag)+" ago")
+			what := fmt.Sprintf("range %s (%s) has been %s for %s", rs.Name, rs.CIDR, rs.Phase, Age(lag))
 			switch {
 			case rejected:
 				k.add(sev, subject, "rejected %s: %s", what, orDash(msg))
@@ -346,7 +346,7 @@ func (k *checker) adapterConfig() string {
 			k.add(SeverityError, subject, "%s", p)
 		}
 	}
-	return fmt.Sprintf("%d adapter configurations", checked)
+	return count(checked, "adapter configuration")
 }
 
 func joinPrefixes(ps []netip.Prefix) string {
@@ -374,12 +374,12 @@ func WriteCheckText(w io.Writer, r *CheckReport) error {
 		result := "ok"
 		switch {
 		case c.Errors > 0:
-			result = fmt.Sprintf("%d errors", c.Errors)
+			result = count(c.Errors, "error")
 			if c.Warns > 0 {
-				result += fmt.Sprintf(", %d warnings", c.Warns)
+				result += ", " + count(c.Warns, "warning")
 			}
 		case c.Warns > 0:
-			result = fmt.Sprintf("%d warnings", c.Warns)
+			result = count(c.Warns, "warning")
 		}
 		t.row(c.Name, result, c.Checked)
 	}
@@ -396,7 +396,7 @@ func WriteCheckText(w io.Writer, r *CheckReport) error {
 			fmt.Fprintf(&b, "%-7s  %s  %s%s\n", strings.ToUpper(string(f.Severity)), f.Check, subject, f.Message)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d errors, %d warnings\n", r.Errors, r.Warnings)
+	fmt.Fprintf(&b, "\n%s, %s\n", count(r.Errors, "error"), count(r.Warnings, "warning"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -210,7 +210,15 @@ func (s *simulation) answer() {
 	for i := range s.consumers {
 		cons := &s.consumers[i]
 		predict := s.predictor(cons.Name)
-		cons.Status.Ranges = v1alpha1.Acks(s.pn, cons.Status.Ranges, metav1.NewTime(s.now), func(rs v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) {
+		previous := cons.Status.Ranges
+		cons.Status.Ranges = v1alpha1.Acks(s.pn, previous, metav1.NewTime(s.now), func(rs v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) {
+			// An answer the consumer has given stands: it is no prediction.
+			if acked, rejected, msg := v1alpha1.AckState(previous, &rs); acked || rejected {
+				if rejected {
+					return v1alpha1.AckRejected, msg, true
+				}
+				return v1alpha1.AckAccepted, msg, true
+			}
 			result, msg, done := predict(rs)
 			s.record(cons.Name, rs, result, msg, done)
 			if result == ResultAssumed {
@@ -221,8 +229,12 @@ func (s *simulation) answer() {
 	}
 }
 
-// record keeps an answer once per consumer, range and phase.
+// record keeps a predicted answer once per consumer, range and phase.
+// Answers to Active are left out: nothing waits for them.
 func (s *simulation) record(consumer string, rs v1alpha1.RangeStatus, result v1alpha1.AckResult, msg string, done bool) {
+	if rs.Phase == v1alpha1.RangePhaseActive {
+		return
+	}
 	a := Answer{Range: rs.Name, Phase: rs.Phase, Result: string(result), Message: msg}
 	if !done {
 		a.Result = ResultNoAnswer

@@ -131,3 +131,11 @@ func list(names []string, total int, limit int) string {
 	}
 	return out
 }
+
+// count says "1 node", "2 nodes".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

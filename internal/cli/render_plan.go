@@ -64,11 +64,6 @@ func WritePlanText(w io.Writer, p *PlanResult) error {
 		t := newTable("NAME", "REQUIRED", "KIND", "ANSWERS")
 		for _, c := range p.Consumers {
 			t.row(c.Name, yesNo(c.Required), c.Kind, orDash(answerSummary(c)))
-			for _, a := range c.Answers {
-				if a.Result == string(v1alpha1.AckRejected) {
-					t.detail("rejects %s (%s): %s", a.Range, a.Phase, a.Message)
-				}
-			}
 		}
 		if err := t.write(&b); err != nil {
 			return err
@@ -114,13 +109,13 @@ func planDetails(t *table, r *RangePlan) {
 		t.detail("rejected by %s: %s", rej.Consumer, orDash(rej.Message))
 	}
 	if r.HolderCount > 0 && r.Eventually == v1alpha1.RangePhaseDraining {
-		t.detail("held by %d nodes, which must be replaced before it is Released: %s", r.HolderCount, list(r.Holders, int(r.HolderCount), 10))
+		t.detail("held by %s, which must be replaced before it is Released: %s", count(int(r.HolderCount), "node"), list(r.Holders, int(r.HolderCount), 10))
 	}
 	if r.CoveredBy != "" && r.Eventually != Purged {
 		t.detail("inside Active range %s: its nodes keep their blocks", r.CoveredBy)
 	}
 	if len(r.Assumed) > 0 {
-		t.detail("assumes that third-party consumers %s accept (their answers cannot be predicted)", strings.Join(r.Assumed, ", "))
+		t.detail("assumes acceptance by third-party consumers, whose answers cannot be predicted: %s", strings.Join(r.Assumed, ", "))
 	}
 }
 

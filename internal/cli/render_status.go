@@ -134,7 +134,7 @@ func rangeDetails(t *table, r *RangeView) {
 		t.detail("rejected by %s: %s", rej.Consumer, orDash(rej.Message))
 	}
 	if r.HolderCount > 0 {
-		t.detail("held by %d nodes, which must be replaced before it is Released: %s", r.HolderCount, list(r.Holders, int(r.HolderCount), 10))
+		t.detail("held by %s, which must be replaced before it is Released: %s", count(int(r.HolderCount), "node"), list(r.Holders, int(r.HolderCount), 10))
 	}
 	if r.CoveredBy != "" {
 		t.detail("inside Active range %s: removing it needs no node replaced", r.CoveredBy)
