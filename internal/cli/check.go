@@ -271,7 +271,9 @@ func (k *checker) acks() string {
 		for j := range ranges {
 			rs := &ranges[j]
 			acked, rejected, msg := v1alpha1.AckState(cons.Status.Ranges, rs)
-			if acked {
+			// A consumer that is not required is never waited for: only its
+			// rejections are worth a look.
+			if acked || (!rejected && !cons.IsRequired()) {
 				continue
 			}
 			since := ptr.Deref(rs.PhaseSince, metav1.Time{}).Time
@@ -279,7 +281,7 @@ func (k *checker) acks() string {
 			sev := SeverityWarning
 			// Nothing waits for an acknowledgement of Active: lagging on it
 			// is never an error.
-			if rejected || (cons.IsRequired() && rs.Phase != v1alpha1.RangePhaseActive && lag >= k.opts.StallAfter) {
+			if (rejected && cons.IsRequired()) || (cons.IsRequired() && rs.Phase != v1alpha1.RangePhaseActive && lag >= k.opts.StallAfter) {
 				sev = SeverityError
 			}
 			what := fmt.Sprintf("range %s (%s) has been %s for %s", rs.Name, rs.CIDR, rs.Phase, Age(lag))

@@ -369,6 +369,17 @@ type adapterFlags struct {
 	minIPv4, minIPv6                                     int
 }
 
+// DefaultTargets are where the operator's adapters find their components
+// by default.
+func DefaultTargets() []AdapterTarget {
+	f := defaultAdapterFlags()
+	targets, err := f.targets()
+	if err != nil {
+		panic(err) // the operator's defaults are namespace/name
+	}
+	return targets
+}
+
 func defaultAdapterFlags() adapterFlags {
 	d := adaptercontrollers.DefaultOptions()
 	return adapterFlags{
