@@ -27,14 +27,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"podnetwork.io/operator/internal/adapters"
-	. "podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
 	"podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
 )
 
 func TestUncovered(t *testing.T) {
-	pn := PodNetwork(Active("a", "10.244.0.0/16"), Draining("b", "10.245.0.0/16"), Pending("c", "10.246.0.0/16"),
-		Released("d", "10.247.0.0/16"), Active("v6", "fd99::/48"))
+	pn := adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Draining("b", "10.245.0.0/16"), adapterstest.Pending("c", "10.246.0.0/16"),
+		adapterstest.Released("d", "10.247.0.0/16"), adapterstest.Active("v6", "fd99::/48"))
 	mp := netip.MustParsePrefix
 	tests := []struct {
 		name    string
