@@ -54,7 +54,7 @@ var (
 	allocationConflictsDesc = prometheus.NewDesc("podnetwork_allocation_conflicts",
 		"Pairs of nodes with overlapping podCIDRs listed in the PodNetwork status (at most 20).", nil, nil)
 	invalidRangesDesc = prometheus.NewDesc("podnetwork_range_invalid",
-		"1 for a tracked range the operator found invalid (status invalidReason), by reason.", []string{"range", "reason"}, nil)
+		"1 for a tracked range the operator found invalid (reason is its invalidReason), 0 for the others.", []string{"range", "reason"}, nil)
 )
 
 // statusCollector reports the PodNetwork status from the informer cache.
@@ -106,9 +106,13 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, r := range rs.Rejections {
 			rejections[r.Consumer]++
 		}
+		// Every tracked range has the series, so an alert on it is never
+		// an alert on a series that does not exist yet.
+		invalid := 0.0
 		if rs.InvalidReason != "" {
-			ch <- prometheus.MustNewConstMetric(invalidRangesDesc, prometheus.GaugeValue, 1, rs.Name, string(rs.InvalidReason))
+			invalid = 1
 		}
+		ch <- prometheus.MustNewConstMetric(invalidRangesDesc, prometheus.GaugeValue, invalid, rs.Name, string(rs.InvalidReason))
 	}
 	for _, cs := range pn.Status.Consumers {
 		v := 0.0
