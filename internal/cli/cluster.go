@@ -70,15 +70,21 @@ type Adapter struct {
 	Covered func(text string) (adapters.Covered, error)
 }
 
-// Ranges returns the declared ranges of c: the ranges the lifecycle tracks
-// from the spec. Every reader of the range list in this package goes
-// through it, so that the autoscaler's ranges, once the lifecycle unions
-// them with spec.ranges, reach status, check and plan in one place.
+// Ranges returns the declared ranges of c now: Declared of spec.ranges.
 func (c *Cluster) Ranges() []v1alpha1.PodCIDRRange {
 	if c.PodNetwork == nil {
 		return nil
 	}
-	return c.PodNetwork.Spec.Ranges
+	return c.Declared(c.PodNetwork.Spec.Ranges)
+}
+
+// Declared returns the ranges the lifecycle tracks for the given
+// spec.ranges. Every reader of the range list in this package (status,
+// check, and plan for the current and the proposed spec) goes through it,
+// so that the autoscaler's ranges, which the lifecycle unions with
+// spec.ranges, reach all three in this one place.
+func (c *Cluster) Declared(spec []v1alpha1.PodCIDRRange) []v1alpha1.PodCIDRRange {
+	return spec
 }
 
 // consumer returns the PodNetworkConsumer of the given name, or nil.

@@ -141,20 +141,21 @@ type AdapterPlan struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Plan predicts what the operator and its consumers do once the declared
-// ranges become proposed, with their own pure code: lifecycle.Compute for
-// the phases, nodeipam.Config.Ack for NodeIPAM's answers and each adapter's
-// planner for its answers and what it writes. A third-party consumer's
-// answers cannot be predicted: Plan assumes it accepts and says so.
-// Nodes are not replaced in the simulation, so a Draining range that
-// nodes still hold stays Draining.
+// Plan predicts what the operator and its consumers do once spec.ranges
+// becomes proposed (so the declared ranges become Declared(proposed)), with
+// their own pure code: lifecycle.Compute for the phases,
+// nodeipam.Config.Ack for NodeIPAM's answers and each adapter's planner for
+// its answers and what it writes. A third-party consumer's answers cannot
+// be predicted: Plan assumes it accepts and says so. Nodes are not replaced
+// in the simulation, so a Draining range that nodes still hold stays
+// Draining.
 func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanResult {
-	res := PlanResult{Changes: describeChanges(c.Ranges(), proposed), Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
+	res := PlanResult{Changes: describeChanges(c.Ranges(), c.Declared(proposed)), Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
 	pn := &v1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName}}
 	if c.PodNetwork != nil {
 		pn = c.PodNetwork.DeepCopy()
 	}
-	pn.Spec.Ranges = proposed
+	pn.Spec.Ranges = c.Declared(proposed)
 	sim := &simulation{c: c, pn: pn, now: now, configs: map[string]string{}, answers: map[string][]Answer{}}
 	for i := range c.Consumers {
 		if c.Consumers[i].DeletionTimestamp.IsZero() {

@@ -306,7 +306,6 @@ func proposedSpec(c *cli.Cluster, file string, adds, removes []string) (v1alpha1
 	if c.PodNetwork != nil {
 		spec = *c.PodNetwork.Spec.DeepCopy()
 	}
-	spec.Ranges = append([]v1alpha1.PodCIDRRange(nil), c.Ranges()...)
 	for _, name := range removes {
 		i := indexOf(spec.Ranges, name)
 		if i < 0 {
