@@ -154,7 +154,7 @@ func (k *checker) podNetwork() string {
 	if d := meta.FindStatusCondition(pn.Status.Conditions, v1alpha1.DegradedCondition); d != nil && d.Status == metav1.ConditionTrue {
 		k.add(SeverityError, subject, "Degraded (%s): %s", d.Reason, d.Message)
 	}
-	return fmt.Sprintf("PodNetwork %s, %d tracked ranges", pn.Name, len(pn.Status.Ranges))
+	return fmt.Sprintf("PodNetwork %s, %s", pn.Name, count(len(pn.Status.Ranges), "tracked range"))
 }
 
 // overlaps finds node podCIDRs that overlap another node's, with NodeIPAM's
@@ -169,7 +169,7 @@ func (k *checker) overlaps() string {
 	for _, conflict := range nodeipam.FindOverlaps(hs) {
 		k.add(SeverityError, "node/"+conflict.Node, "%s: two allocators are at work or podCIDRs were set by hand; replace one of the nodes", conflict)
 	}
-	return fmt.Sprintf("%d podCIDRs of %d nodes", len(hs), len(k.c.Nodes))
+	return fmt.Sprintf("%s of %s", count(len(hs), "podCIDR"), count(len(k.c.Nodes), "node"))
 }
 
 // foreign finds podCIDRs outside every tracked range, with the rule of
@@ -190,7 +190,7 @@ func (k *checker) foreign() string {
 				joinPrefixes(out))
 		}
 	}
-	return fmt.Sprintf("%d nodes against %d tracked ranges", len(k.c.Nodes), len(tracked))
+	return fmt.Sprintf("%s against %s", count(len(k.c.Nodes), "node"), count(len(tracked), "tracked range"))
 }
 
 // withoutPodCIDRs explains every node that has no podCIDRs yet.
@@ -222,7 +222,7 @@ func (k *checker) withoutPodCIDRs() string {
 			k.add(sev, subject, "has no podCIDRs: %s", whyNoBlock(&cfg, pn, n.Name, n.Labels))
 		}
 	}
-	return fmt.Sprintf("%d nodes, %d without podCIDRs", len(k.c.Nodes), waiting)
+	return fmt.Sprintf("%s, %d without podCIDRs", count(len(k.c.Nodes), "node"), waiting)
 }
 
 // whyNoBlock says why NodeIPAM has no block for the node, with its own
@@ -293,7 +293,7 @@ func (k *checker) acks() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%d consumers, %d ranges to acknowledge", n, len(ranges))
+	return fmt.Sprintf("%s, %s to acknowledge", count(n, "consumer"), count(len(ranges), "range"))
 }
 
 func describeAck(acks []v1alpha1.ConsumerRangeStatus, name string) string {

@@ -117,6 +117,9 @@ func (d *demo) startOperator(ctx context.Context) error {
 	d.operator = framework.RunOperator(ctx, cfg, func(o *controllers.Options) {
 		o.LeaderElect = true
 		o.LeaderElectionNamespace = story.ReleaseNamespace
+		// The chart's Role lets the operator keep NodeIPAM's issued-block
+		// record in the release namespace only, as in a cluster.
+		o.NodeIPAM.RecordNamespace = story.ReleaseNamespace
 		o.MetricsBindAddress = d.metricsAddr
 	})
 	return nil
