@@ -67,7 +67,7 @@ help: ## Show this help.
 manifests: controller-gen ## Generate CRDs and RBAC from kubebuilder markers (config/ and the chart).
 	@# api/ is its own module, which a run from the root does not load properly: generate its CRDs from its directory.
 	cd api && $(CONTROLLER_GEN) crd paths="./..." output:crd:artifacts:config=../config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator paths="./controllers" paths="./controllers/adapters" paths="./controllers/lifecycle" paths="./controllers/nodeipam" paths="./internal/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator paths="./controllers" paths="./controllers/adapters" paths="./controllers/lifecycle" paths="./controllers/nodeipam" paths="./controllers/autoscale" paths="./internal/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator-adapters paths="./controllers/adapterrbac" output:rbac:artifacts:config=config/rbac/adapters
 	@hack/sync-chart.sh
 
@@ -219,8 +219,8 @@ envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time onl
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 
 .PHONY: test-assets
-test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kwok, helm, promtool and the consumer-assets.
-	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
+test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool and the consumer-assets.
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler kubectl >/dev/null
 	@$(MAKE) --no-print-directory kwok helm promtool
 
 .PHONY: consumer-assets
@@ -298,7 +298,7 @@ BENCHSTAT ?= $(LOCALBIN)/benchstat
 BENCHSTAT_VERSION ?= v0.0.0-20260908200009-22c9c6c9d4da
 
 .PHONY: bench
-bench: bench-micro bench-e2e ## Allocator microbenchmarks, then the end-to-end comparison with kube-controller-manager.
+bench: bench-micro bench-e2e bench-autoscale ## Allocator microbenchmarks, the end-to-end comparison with kube-controller-manager, then the autoscaling benchmark.
 
 .PHONY: bench-micro
 bench-micro: benchstat ## Allocator and rebuild microbenchmarks against kube-controller-manager's cidrset (output in bin/bench/).
@@ -314,6 +314,20 @@ bench-e2e: ## End-to-end node CIDR comparison on a local control plane (BENCH_FL
 	@mkdir -p $(BENCH_DIR)
 	cd test/bench && $(GO) build -o $(BENCH_DIR)/nodecidr ./cmd/nodecidr
 	$(BENCH_DIR)/nodecidr $(BENCH_FLAGS)
+
+# The autoscaling benchmark (docs/performance.md, "Autoscaling"): 2,000
+# nodes at 50/s onto a small range, two consumers acking after 2 s, with and
+# without the autoscaler. AUTOSCALE_BENCH_FLAGS go to bin/bench/nodecidr
+# (e.g. "-doc docs/performance.md" to rewrite the generated block).
+AUTOSCALE_BENCH_FLAGS ?=
+
+.PHONY: bench-autoscale
+bench-autoscale: ## Autoscaling benchmark: nodes that ever waited for a block, and the longest wait, with and without the autoscaler (about 3 min).
+	@hack/control-plane.sh kube-apiserver etcd >/dev/null
+	$(GO) build -o bin/manager .
+	@mkdir -p $(BENCH_DIR)
+	cd test/bench && $(GO) build -o $(BENCH_DIR)/nodecidr ./cmd/nodecidr
+	$(BENCH_DIR)/nodecidr -autoscale $(AUTOSCALE_BENCH_FLAGS)
 
 .PHONY: benchstat
 benchstat: ## Install benchstat into bin/.

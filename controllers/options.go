@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"podnetwork.io/operator/controllers/adapters"
+	"podnetwork.io/operator/controllers/autoscale"
 	"podnetwork.io/operator/controllers/lifecycle"
 	"podnetwork.io/operator/controllers/nodeipam"
 )
@@ -63,6 +64,9 @@ type Options struct {
 	// Adapters configures the kube-proxy and flannel adapters (controllers/adapters).
 	Adapters adapters.Options
 
+	// Autoscaler configures the autoscaler (controllers/autoscale).
+	Autoscaler autoscale.Options
+
 	// SkipControllerNameValidation lets one process run the manager more
 	// than once (tests that restart the operator in-process). Not a flag.
 	SkipControllerNameValidation bool
@@ -83,6 +87,7 @@ func DefaultOptions() Options {
 		Lifecycle:              lifecycle.DefaultOptions(),
 		NodeIPAM:               nodeipam.DefaultOptions(),
 		Adapters:               adapters.DefaultOptions(),
+		Autoscaler:             autoscale.DefaultOptions(),
 	}
 }
 
@@ -115,4 +120,5 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.Lifecycle.BindFlags(fs)
 	o.NodeIPAM.BindFlags(fs)
 	o.Adapters.BindFlags(fs)
+	o.Autoscaler.BindFlags(fs)
 }

@@ -22,6 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"podnetwork.io/operator/controllers/adapters"
+	"podnetwork.io/operator/controllers/autoscale"
 	"podnetwork.io/operator/controllers/lifecycle"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/nodeipam"
@@ -39,6 +40,11 @@ func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error 
 	}
 	if err := adapters.Setup(mgr, opts.Adapters); err != nil {
 		return fmt.Errorf("setting up adapters: %w", err)
+	}
+	if opts.Autoscaler.Enabled {
+		if err := autoscale.Setup(mgr, opts.Autoscaler, m); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -99,6 +99,13 @@ const (
 	// nodes.
 	AllocationConflictReason = "AllocationConflict"
 
+	// MalformedInputReason (Degraded=True) says a node, a ServiceCIDR or a
+	// consumer's acknowledgements hold values the operator cannot read, or
+	// reads only in a legacy format that other programs may read
+	// differently. The message names the objects. A node whose podCIDR
+	// cannot be read counts as a holder of every Draining range.
+	MalformedInputReason = "MalformedInput"
+
 	// AsExpectedReason (Degraded=False) says nothing needs attention.
 	AsExpectedReason = "AsExpected"
 )

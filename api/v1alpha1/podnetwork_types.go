@@ -120,12 +120,16 @@ const (
 // Spec ranges that cannot be tracked at all (their name is still tracked with
 // another cidr or nodeMaskSize, or status already tracks MaxStatusRanges
 // ranges) get no status entry; the Degraded condition names them.
-// +kubebuilder:validation:Enum=InvalidCIDR;RangeConflict;ServiceCIDROverlap;NodeAddressOverlap
+// +kubebuilder:validation:Enum=InvalidCIDR;RangeConflict;ServiceCIDROverlap;NodeAddressOverlap;StatusEdited
 type RangeInvalidReason string
 
 const (
 	// RangeInvalidCIDR means the cidr or nodeMaskSize of the range could not be
-	// used (the CRD validation normally rejects such a range first).
+	// used (the CRD validation normally rejects such a range first). On a
+	// range that is not Pending it means status holds a cidr that is not a
+	// canonical prefix, or a nodeMaskSize that does not fit it: the status
+	// was edited by hand. Such a range is never released, since nothing
+	// tells which nodes hold blocks in it.
 	RangeInvalidCIDR RangeInvalidReason = "InvalidCIDR"
 
 	// RangeInvalidRangeConflict means the range overlaps another range, in the
@@ -142,6 +146,15 @@ const (
 	// RangeInvalidNodeAddressOverlap means the range contains an address of a
 	// node.
 	RangeInvalidNodeAddressOverlap RangeInvalidReason = "NodeAddressOverlap"
+
+	// RangeInvalidStatusEdited means another client changed the cidr or
+	// nodeMaskSize of a range that is no longer in the spec, so the operator
+	// cannot tell which prefix nodes and consumers really use: it keeps the
+	// range Draining and never releases it. Removing the entry from status
+	// by hand, once no node uses the original prefix, forgets it; adding
+	// the range back to the spec under its name tracks it again from the
+	// spec.
+	RangeInvalidStatusEdited RangeInvalidReason = "StatusEdited"
 )
 
 // PodCIDRRange is one pod CIDR range of the cluster. Overlapping ranges are
@@ -282,6 +295,14 @@ type PodNetworkSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Allocation *AllocationPolicy `json:"allocation,omitempty"`
+
+	// autoscaling lets the operator grow the pod network by itself from
+	// address pools, before nodes wait for a block, and optionally give back
+	// the ranges it added once they stay empty. The ranges it adds live in
+	// AutoscaledRangeSet "default", never in spec.ranges. Unset means Off.
+	// See docs/autoscaling.md.
+	// +optional
+	Autoscaling PodNetworkAutoscaling `json:"autoscaling,omitzero"`
 }
 
 // RangeRejection is a consumer's refusal of the current phase of a range.
@@ -395,7 +416,9 @@ type RangeStatus struct {
 
 	// invalidReason says why the range cannot be used. A Pending range with an
 	// invalidReason is never activated and consumers are not asked to apply
-	// it; on an Active range it reports a conflict found after activation.
+	// it; on an Active range it reports a conflict found after activation;
+	// on a Draining range (InvalidCIDR, StatusEdited) it says why the range
+	// is never released.
 	// +optional
 	InvalidReason RangeInvalidReason `json:"invalidReason,omitempty"`
 
@@ -438,6 +461,14 @@ type RangeStatus struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	HolderCount int32 `json:"holderCount,omitempty"`
+
+	// pool is the autoscaling pool that added the range (it is declared in
+	// AutoscaledRangeSet "default"); it is left out for a range of
+	// spec.ranges.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=40
+	Pool string `json:"pool,omitempty"`
 }
 
 // Prefix parses cidr.
@@ -486,12 +517,13 @@ type QuarantinedBlock struct {
 
 // PodNetworkSummary counts ranges by phase, for printer columns.
 type PodNetworkSummary struct {
-	// totalRanges is the number of ranges in spec.
+	// totalRanges is the number of declared ranges: those of spec.ranges
+	// and those the autoscaler added.
 	// +required
 	// +kubebuilder:validation:Minimum=0
 	TotalRanges int32 `json:"totalRanges"`
 
-	// activeRanges is the number of ranges in spec that are Active.
+	// activeRanges is the number of declared ranges that are Active.
 	// +required
 	// +kubebuilder:validation:Minimum=0
 	ActiveRanges int32 `json:"activeRanges"`
@@ -511,6 +543,12 @@ type PodNetworkSummary struct {
 	// +required
 	// +kubebuilder:validation:Minimum=0
 	ReleasedRanges int32 `json:"releasedRanges"`
+
+	// autoscaledRanges is the number of declared ranges the autoscaler
+	// added (AutoscaledRangeSet "default"); totalRanges counts them too.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	AutoscaledRanges int32 `json:"autoscaledRanges"`
 }
 
 // PodNetworkStatus is the observed state of the pod network. Only the operator
@@ -586,6 +624,11 @@ type PodNetworkStatus struct {
 	// +kubebuilder:validation:MaxItems=20
 	// +kubebuilder:validation:items:MaxLength=1024
 	AllocationConflicts []string `json:"allocationConflicts,omitempty"`
+
+	// autoscaling is the autoscaler's report on its pools: what it does,
+	// why, and the forecast. Only the autoscaler writes it.
+	// +optional
+	Autoscaling *AutoscalingStatus `json:"autoscaling,omitempty"`
 }
 
 // PodNetwork declares the pod CIDR ranges of the cluster and reports their
@@ -595,12 +638,14 @@ type PodNetworkStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=pn
 // +kubebuilder:storageversion
-// +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.summary.activeRanges`,description="Number of spec ranges that are Active"
-// +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.summary.totalRanges`,description="Number of ranges in spec"
+// +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.summary.activeRanges`,description="Number of declared ranges (spec.ranges and the autoscaler's) that are Active"
+// +kubebuilder:printcolumn:name="Total",type=integer,JSONPath=`.status.summary.totalRanges`,description="Number of declared ranges (spec.ranges and the autoscaler's)"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="Whether every spec range is Active and nothing is in transition"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Pending",type=integer,priority=10,JSONPath=`.status.summary.pendingRanges`,description="Number of Pending ranges"
 // +kubebuilder:printcolumn:name="Draining",type=integer,priority=10,JSONPath=`.status.summary.drainingRanges`,description="Number of Draining ranges"
+// +kubebuilder:printcolumn:name="Autoscaled",type=integer,priority=10,JSONPath=`.status.summary.autoscaledRanges`,description="Number of declared ranges the autoscaler added"
+// +kubebuilder:printcolumn:name="Autoscaling",type=string,priority=10,JSONPath=`.status.autoscaling.message`,description="What the autoscaler does with each pool"
 // +kubebuilder:printcolumn:name="Message",type=string,priority=10,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,description="Message of the Ready condition"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="only a single PodNetwork named \"default\" is supported"
 type PodNetwork struct {

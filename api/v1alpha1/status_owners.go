@@ -21,16 +21,17 @@ import (
 	"strings"
 )
 
-// The PodNetwork status has two writers, each applying only its own fields
-// by server-side apply under its own field manager, so neither overwrites
-// the other: the lifecycle controller and the built-in NodeIPAM. Which
-// writer owns which field is declared here, once, by JSON name; both
-// writers project what they compare and apply with OwnedStatus. A field
+// The PodNetwork status has three writers, each applying only its own fields
+// by server-side apply under its own field manager, so none overwrites
+// another: the lifecycle controller, the built-in NodeIPAM and the
+// autoscaler. Which writer owns which field is declared here, once, by JSON
+// name; every writer projects what it compares and applies with
+// OwnedStatus. A field
 // added to PodNetworkStatus or RangeStatus must be added to these tables
 // (a unit test fails until it is), so it never silently becomes one
 // writer's.
 
-// StatusOwner is one of the two writers of the PodNetwork status.
+// StatusOwner is one of the writers of the PodNetwork status.
 //
 // +kubebuilder:object:generate=false
 type StatusOwner string
@@ -42,6 +43,8 @@ const (
 	// StatusOwnerNodeIPAM is the built-in NodeIPAM: block usage, the
 	// quarantine and allocation conflicts.
 	StatusOwnerNodeIPAM StatusOwner = "node-ipam"
+	// StatusOwnerAutoscaler is the autoscaler: its report on the pools.
+	StatusOwnerAutoscaler StatusOwner = "autoscaler"
 )
 
 // statusFieldOwners owns every field of PodNetworkStatus but ranges, whose
@@ -55,6 +58,7 @@ var statusFieldOwners = map[string]StatusOwner{
 	"foreignNodes":        StatusOwnerLifecycle,
 	"quarantine":          StatusOwnerNodeIPAM,
 	"allocationConflicts": StatusOwnerNodeIPAM,
+	"autoscaling":         StatusOwnerAutoscaler,
 }
 
 // sharedStatusField is the list both writers write entries of.
@@ -83,7 +87,25 @@ var rangeFieldOwners = map[string]StatusOwner{
 	"coveredBy":      StatusOwnerLifecycle,
 	"holders":        StatusOwnerLifecycle,
 	"holderCount":    StatusOwnerLifecycle,
+	"pool":           StatusOwnerLifecycle,
 	"usage":          StatusOwnerNodeIPAM,
+}
+
+// FieldOwner returns the writer that owns a field of the status, by JSON
+// name: status.<field> when inRange is false, status.ranges[].<field> when
+// it is true. The entries of status.ranges and their key belong to the
+// writer that adds and purges them (the lifecycle); a field the types do not
+// have belongs to nobody (""). The operator uses it to hand fields another
+// client wrote back to the writer that owns them.
+func FieldOwner(field string, inRange bool) StatusOwner {
+	switch {
+	case !inRange && field == sharedStatusField, inRange && field == rangeKeyField:
+		return rangeEntryOwner
+	case inRange:
+		return rangeFieldOwners[field]
+	default:
+		return statusFieldOwners[field]
+	}
 }
 
 // OwnedStatus returns the part of s that owner writes: its fields, and the

@@ -36,7 +36,7 @@ func TestEveryStatusFieldHasOneOwner(t *testing.T) {
 			if name == shared {
 				continue
 			}
-			if o := owners[name]; o != StatusOwnerLifecycle && o != StatusOwnerNodeIPAM {
+			if o := owners[name]; o != StatusOwnerLifecycle && o != StatusOwnerNodeIPAM && o != StatusOwnerAutoscaler {
 				t.Errorf("%s.%s has no owner: declare it in status_owners.go", typ.Name(), name)
 			}
 		}
@@ -52,13 +52,14 @@ func TestEveryStatusFieldHasOneOwner(t *testing.T) {
 
 // TestOwnedStatusSplitsEveryField fills every field and checks that each
 // is in exactly one writer's part (the key of a range entry in both), and
-// that the two parts together are the whole status.
+// that the parts together are the whole status.
 func TestOwnedStatusSplitsEveryField(t *testing.T) {
 	var s PodNetworkStatus
 	fill(reflect.ValueOf(&s).Elem())
 	parts := map[StatusOwner]PodNetworkStatus{
-		StatusOwnerLifecycle: OwnedStatus(StatusOwnerLifecycle, &s),
-		StatusOwnerNodeIPAM:  OwnedStatus(StatusOwnerNodeIPAM, &s),
+		StatusOwnerLifecycle:  OwnedStatus(StatusOwnerLifecycle, &s),
+		StatusOwnerNodeIPAM:   OwnedStatus(StatusOwnerNodeIPAM, &s),
+		StatusOwnerAutoscaler: OwnedStatus(StatusOwnerAutoscaler, &s),
 	}
 	exactlyOne := func(what string, field func(PodNetworkStatus) reflect.Value) {
 		n := 0
@@ -85,13 +86,24 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 			continue
 		}
 		exactlyOne("status.ranges[]."+name, func(p PodNetworkStatus) reflect.Value {
-			if len(p.Ranges) != 1 {
-				t.Fatalf("part has %d range entries, want 1", len(p.Ranges))
+			switch len(p.Ranges) {
+			case 0: // the autoscaler's part
+				return reflect.ValueOf(RangeStatus{}).Field(i)
+			case 1:
+				return reflect.ValueOf(p.Ranges[0]).Field(i)
 			}
-			return reflect.ValueOf(p.Ranges[0]).Field(i)
+			t.Fatalf("part has %d range entries, want 1", len(p.Ranges))
+			return reflect.Value{}
 		})
 	}
 	for o, p := range parts {
+		if o == StatusOwnerAutoscaler {
+			// The autoscaler writes into no range entry.
+			if len(p.Ranges) != 0 {
+				t.Errorf("%s's part has range entries: %+v", o, p.Ranges)
+			}
+			continue
+		}
 		if len(p.Ranges) != 1 || p.Ranges[0].Name != s.Ranges[0].Name {
 			t.Errorf("%s's part lacks the key of the range entry: %+v", o, p.Ranges)
 		}
@@ -102,8 +114,9 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 	nodeIPAM := parts[StatusOwnerNodeIPAM]
 	merged.Quarantine, merged.AllocationConflicts = nodeIPAM.Quarantine, nodeIPAM.AllocationConflicts
 	merged.Ranges[0].Usage = nodeIPAM.Ranges[0].Usage
+	merged.Autoscaling = parts[StatusOwnerAutoscaler].Autoscaling
 	if !equality.Semantic.DeepEqual(*merged, s) {
-		t.Errorf("the two parts together differ from the status:\n%+v\nwant\n%+v", *merged, s)
+		t.Errorf("the parts together differ from the status:\n%+v\nwant\n%+v", *merged, s)
 	}
 }
 
@@ -125,6 +138,29 @@ func TestOwnedStatusRangeEntries(t *testing.T) {
 	}
 	if got := names(OwnedStatus(StatusOwnerNodeIPAM, &s)); !reflect.DeepEqual(got, []string{"a", "purged"}) {
 		t.Errorf("NodeIPAM's entries %v, want only those with usage", got)
+	}
+}
+
+func TestFieldOwner(t *testing.T) {
+	tests := []struct {
+		field   string
+		inRange bool
+		want    StatusOwner
+	}{
+		{"conditions", false, StatusOwnerLifecycle},
+		{"quarantine", false, StatusOwnerNodeIPAM},
+		{"allocationConflicts", false, StatusOwnerNodeIPAM},
+		{"ranges", false, StatusOwnerLifecycle},
+		{"name", true, StatusOwnerLifecycle},
+		{"phase", true, StatusOwnerLifecycle},
+		{"usage", true, StatusOwnerNodeIPAM},
+		{"bogus", false, ""},
+		{"bogus", true, ""},
+	}
+	for _, tt := range tests {
+		if got := FieldOwner(tt.field, tt.inRange); got != tt.want {
+			t.Errorf("FieldOwner(%q, %v) = %q, want %q", tt.field, tt.inRange, got, tt.want)
+		}
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -43,6 +44,9 @@ import (
 type Reconciler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Recorder emits the events about the component's configuration; nil
+	// emits nothing.
+	Recorder events.EventRecorder
 
 	// Consumer is the name of the adapter's PodNetworkConsumer, Description
 	// its spec.description, FieldManager the field manager of every write.
@@ -74,6 +78,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile reads the component's state, moves its configuration and rollout
 // one step towards the current ranges, and writes the adapter's

@@ -64,6 +64,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		})
 	}
 	for _, r := range rs {
+		r.Recorder = mgr.GetEventRecorder("podnetwork-" + r.Consumer + "-adapter")
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s adapter: %w", r.Consumer, err)
 		}

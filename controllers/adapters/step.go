@@ -25,12 +25,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	adaptercore "podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
+	"podnetwork.io/operator/internal/text"
 )
 
 // step moves the component one step towards the configuration the current
@@ -74,8 +76,12 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 	}
 
 	out := outcome{ready: metav1.ConditionTrue, answer: true, rejected: plan.Decision.Rejected}
+	problems := plan.Decision.Problems
+	if plan.Invalid != "" {
+		problems = append([]string{plan.Invalid}, problems...)
+	}
 	wait := func(reason, message string) (outcome, error) {
-		out.reason, out.message = reason, withProblems(message, plan.Decision.Problems)
+		out.reason, out.message = reason, withProblems(message, problems)
 		return out, nil
 	}
 	if plan.Config != current {
@@ -87,6 +93,11 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 			return out, err
 		}
 		ctrl.LoggerFrom(ctx).Info("rewrote the component configuration", "adapter", r.Consumer, "configMap", r.ConfigMap.String(), "value", plan.Summary)
+		if plan.Invalid != "" {
+			r.event(s.cm, corev1.EventTypeWarning, adaptercore.EventInvalidValue, "Rewrite",
+				fmt.Sprintf("%s of %s: %s; the %s adapter replaced it (%s) and restarts DaemonSet %s", r.ConfigMap.Key, r.ConfigMap.NamespacedName,
+					plan.Invalid, r.Consumer, plan.Summary, r.DaemonSet))
+		}
 	}
 	hash := adaptercore.ConfigHash(plan.Config)
 	if rollout.TemplateHash(s.ds) != hash {
@@ -99,11 +110,14 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		}
 		ctrl.LoggerFrom(ctx).Info("started a rollout", "adapter", r.Consumer, "daemonSet", r.DaemonSet.String(), "configHash", hash)
 	}
-	if p := rollout.Check(s.ds, s.pods, hash); !p.Done {
+	since, problem := rollout.TrustedChangedAt(s.ds, rollout.LastChange(s.cm))
+	if problem != "" {
+		problems = append(problems, problem)
+	}
+	if p := rollout.Check(s.ds, s.pods, hash, since); !p.Done {
 		return wait(adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", plan.Summary, p.Message))
 	}
 	if r.Proof != nil {
-		since := rollout.ChangedAt(s.ds)
 		if waiting := r.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
 			return wait(adaptercore.ReasonWaitingForNodes, fmt.Sprintf("%s is rolled out to DaemonSet %s; waiting for %d nodes to %s at or after %s: %s",
 				plan.Summary, r.DaemonSet, len(waiting), r.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting)))
@@ -146,4 +160,12 @@ func withProblems(message string, problems []string) string {
 		return message
 	}
 	return adaptercore.Truncate(message + ". Problem: " + strings.Join(problems, "; "))
+}
+
+// event records an event about obj, its note cut to what the API accepts.
+func (r *Reconciler) event(obj runtime.Object, eventType, reason, action, note string) {
+	if r.Recorder == nil {
+		return
+	}
+	r.Recorder.Eventf(obj, nil, eventType, reason, action, "%s", text.Truncate(note, adaptercore.MaxMessageLength))
 }

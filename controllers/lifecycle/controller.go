@@ -36,13 +36,15 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	lifecyclecore "podnetwork.io/operator/internal/lifecycle"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 // FieldManager is the server-side apply field manager the lifecycle
 // controller writes PodNetwork status with. It owns every status field except
 // ranges[].usage and quarantine, which NodeIPAM owns.
-const FieldManager = "podnetwork-operator/lifecycle"
+const FieldManager = statusedit.LifecycleManager
 
 // Reconciler moves every range of PodNetwork "default" through
 // Pending → Active → Draining → Released as the consumers acknowledge each
@@ -50,7 +52,11 @@ const FieldManager = "podnetwork-operator/lifecycle"
 // ServiceCIDRs, lets the pure lifecyclecore.Compute decide, writes status once and
 // then emits the events.
 type Reconciler struct {
-	Client     client.Client
+	Client client.Client
+	// Reader reads the PodNetwork from the API server when the status
+	// fields other clients set are taken back, since the write just made
+	// changed its managedFields.
+	Reader     client.Reader
 	Recorder   events.EventRecorder
 	StallAfter time.Duration
 	// Clock defaults to the real clock; tests inject a fake one.
@@ -63,6 +69,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/finalizers,verbs=update
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=podnetwork.io,resources=autoscaledrangesets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=servicecidrs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -92,6 +99,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	r.Metrics.ObserveTransitions(pn.Status.Ranges, out.Ranges, consumers)
 	r.emit(pn, out.Events)
+	if statusedit.HasOthers(pn.ManagedFields) {
+		// Compute has dealt with what other clients set; hand the fields
+		// back, so the operator's next applies set or drop them, and the
+		// edit is not reported again.
+		if err := r.takeBack(ctx, pn.Name, &out); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
 	if err := r.labelConsumers(ctx, consumers, out.Consumers); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -112,7 +127,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err := r.Client.List(ctx, &consumers); err != nil {
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
-	// nodeInput copies out the few fields it reads, so the nodes are
+	// lifecyclecore.NodeFrom copies out the few fields it reads, so the nodes are
 	// listed without a deep copy of every cached Node per reconcile.
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
@@ -122,9 +137,13 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
+	set, err := watches.AutoscaledRangeSet(ctx, r.Client)
+	if err != nil {
+		return lifecyclecore.Input{}, nil, err
+	}
 	in := lifecyclecore.InputFrom(lifecyclecore.Objects{
 		PodNetwork:   pn,
-		Ranges:       pn.Spec.Ranges,
+		Declared:     declared.Union(pn.Spec.Ranges, set),
 		Consumers:    consumers.Items,
 		Nodes:        nodes.Items,
 		ServiceCIDRs: serviceCIDRs.Items,
@@ -180,16 +199,18 @@ func (r *Reconciler) clock() clock.PassiveClock {
 }
 
 // SetupWithManager watches the PodNetwork and everything its lifecycle
-// depends on: consumers (their acknowledgements), nodes (their podCIDRs hold
-// Draining ranges; their addresses must stay outside every range) and
-// ServiceCIDRs (no range may overlap them).
+// depends on: the autoscaler's ranges (declared with spec.ranges),
+// consumers (their acknowledgements), nodes (their podCIDRs hold Draining
+// ranges; their addresses must stay outside every range) and ServiceCIDRs
+// (no range may overlap them).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toDefault := watches.EnqueuePodNetwork()
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podnetwork-lifecycle").
 		For(&podnetworkv1alpha1.PodNetwork{}).
+		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, coalescedNodeEvents(NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
+		Watches(&corev1.Node{}, watches.CoalescedNodeEvents(watches.NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }

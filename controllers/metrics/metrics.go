@@ -44,6 +44,7 @@ type Metrics struct {
 	consumerAck        *prometheus.HistogramVec
 	allocationDuration prometheus.Histogram
 	cidrNotAvailable   prometheus.Counter
+	autoscalerSteps    *prometheus.CounterVec
 	status             *statusCollector
 }
 
@@ -73,6 +74,10 @@ func New() *Metrics {
 			Name: "podnetwork_cidr_not_available_total",
 			Help: "CIDRNotAvailable events: a node needed a block and no matching Active range had one free.",
 		}),
+		autoscalerSteps: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podnetwork_autoscaler_steps_total",
+			Help: "Steps of the autoscaler by pool and action (Expand, Add, Remove, Consolidate); recommended=\"true\" counts the steps Recommend mode reported without taking them.",
+		}, []string{"pool", "action", "recommended"}),
 		status: &statusCollector{},
 	}
 }
@@ -80,7 +85,7 @@ func New() *Metrics {
 // Register registers every metric with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.rangeTransitions, m.phaseDuration, m.consumerAck,
-		m.allocationDuration, m.cidrNotAvailable, m.status} {
+		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.status} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -123,4 +128,17 @@ func (m *Metrics) CIDRNotAvailable() {
 		return
 	}
 	m.cidrNotAvailable.Inc()
+}
+
+// AutoscalerStep counts one step of the autoscaler (or, recommended, one
+// step Recommend mode reported).
+func (m *Metrics) AutoscalerStep(pool, action string, recommended bool) {
+	if m == nil {
+		return
+	}
+	r := "false"
+	if recommended {
+		r = "true"
+	}
+	m.autoscalerSteps.WithLabelValues(pool, action, r).Inc()
 }

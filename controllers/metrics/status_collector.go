@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	"podnetwork.io/operator/internal/nodeipam"
 )
 
@@ -65,7 +67,8 @@ type statusCollector struct {
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{rangePhaseDesc, rangeBlocksDesc, rangeCapacityDesc, rangeWaitingDesc, consumerInSyncDesc,
-		consumerRejectionsDesc, groupFreeDesc, groupCapacityDesc, groupJoinableDesc, nodesWithoutPodCIDRsDesc, allocationConflictsDesc, invalidRangesDesc} {
+		consumerRejectionsDesc, groupFreeDesc, groupCapacityDesc, groupJoinableDesc, nodesWithoutPodCIDRsDesc, allocationConflictsDesc, invalidRangesDesc,
+		poolBlocksDesc, poolDemandDesc, poolExhaustionDesc, poolStateDesc} {
 		ch <- d
 	}
 }
@@ -126,7 +129,10 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(consumerInSyncDesc, prometheus.GaugeValue, v, cs.Name, required)
 		ch <- prometheus.MustNewConstMetric(consumerRejectionsDesc, prometheus.GaugeValue, float64(rejections[cs.Name]), cs.Name, required)
 	}
-	for _, g := range nodeipam.SelectorGroups(pn) {
+	// The groups are those of the declared ranges, the autoscaler's
+	// included; without the set (none, or not readable) spec.ranges alone.
+	set, _ := watches.AutoscaledRangeSet(ctx, *r)
+	for _, g := range nodeipam.SelectorGroups(declared.View(pn, set)) {
 		for _, f := range g.Families {
 			ch <- prometheus.MustNewConstMetric(groupFreeDesc, prometheus.GaugeValue, float64(f.Free), g.Selector, string(f.Family))
 			ch <- prometheus.MustNewConstMetric(groupCapacityDesc, prometheus.GaugeValue, float64(f.Capacity), g.Selector, string(f.Family))
@@ -144,4 +150,5 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(nodesWithoutPodCIDRsDesc, prometheus.GaugeValue, float64(waiting))
 	}
+	collectAutoscaling(ch, pn.Status.Autoscaling)
 }

@@ -40,12 +40,19 @@ func (m *Metrics) ObserveTransitions(before, after []podnetworkv1alpha1.RangeSta
 		if !had || prev.CIDR != rs.CIDR || prev.PhaseSince.IsZero() || rs.PhaseSince.IsZero() {
 			continue
 		}
+		// Times someone else wrote (a consumer's, or a status edited by
+		// hand) may lie outside the phase; such a duration means nothing.
+		if rs.PhaseSince.Before(prev.PhaseSince) {
+			continue
+		}
 		m.phaseDuration.WithLabelValues(string(prev.Phase)).Observe(rs.PhaseSince.Sub(prev.PhaseSince.Time).Seconds())
 		for i := range consumers {
 			for _, ack := range consumers[i].Status.Ranges {
-				if ack.Matches(&prev) && ack.Result == podnetworkv1alpha1.AckAccepted && !ack.LastTransitionTime.IsZero() {
+				at := ack.LastTransitionTime
+				if ack.Matches(&prev) && ack.Result == podnetworkv1alpha1.AckAccepted && !at.IsZero() &&
+					!at.Before(prev.PhaseSince) && !rs.PhaseSince.Before(at) {
 					m.consumerAck.WithLabelValues(consumers[i].Name, string(prev.Phase)).
-						Observe(ack.LastTransitionTime.Sub(prev.PhaseSince.Time).Seconds())
+						Observe(at.Sub(prev.PhaseSince.Time).Seconds())
 				}
 			}
 		}

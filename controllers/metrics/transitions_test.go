@@ -36,13 +36,19 @@ func TestObserveTransitions(t *testing.T) {
 	active.Phase, active.PhaseSince = v1alpha1.RangePhaseActive, at(10*time.Second)
 	moved := active
 	moved.CIDR = "10.2.0.0/16"
-	consumer := v1alpha1.PodNetworkConsumer{
-		ObjectMeta: metav1.ObjectMeta{Name: "alpha"},
-		Status: v1alpha1.PodNetworkConsumerStatus{Ranges: []v1alpha1.ConsumerRangeStatus{{
-			Name: "blue", CIDR: pending.CIDR, Phase: v1alpha1.RangePhasePending,
-			Result: v1alpha1.AckAccepted, LastTransitionTime: at(4 * time.Second),
-		}}},
+	ackAt := func(name string, d time.Duration) v1alpha1.PodNetworkConsumer {
+		return v1alpha1.PodNetworkConsumer{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: v1alpha1.PodNetworkConsumerStatus{Ranges: []v1alpha1.ConsumerRangeStatus{{
+				Name: "blue", CIDR: pending.CIDR, Phase: v1alpha1.RangePhasePending,
+				Result: v1alpha1.AckAccepted, LastTransitionTime: at(d),
+			}}},
+		}
 	}
+	// A consumer's clock, or a hand edit, may put its time anywhere.
+	consumers := []v1alpha1.PodNetworkConsumer{ackAt("alpha", 4*time.Second), ackAt("future", 1000*time.Hour), ackAt("past", -time.Hour)}
+	backwards := pending
+	backwards.PhaseSince = at(time.Hour)
 	tests := []struct {
 		name                 string
 		before, after        []v1alpha1.RangeStatus
@@ -54,6 +60,8 @@ func TestObserveTransitions(t *testing.T) {
 		{name: "phase change: entered, lasted, acknowledged", before: []v1alpha1.RangeStatus{pending}, after: []v1alpha1.RangeStatus{active},
 			wantEntered: 1, wantLasted: 1, wantAcks: 1},
 		{name: "CIDR change is a new range", before: []v1alpha1.RangeStatus{active}, after: []v1alpha1.RangeStatus{moved}, wantEntered: 1},
+		{name: "a phase that ended before it began lasted nothing measurable", before: []v1alpha1.RangeStatus{backwards}, after: []v1alpha1.RangeStatus{active},
+			wantEntered: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -61,7 +69,7 @@ func TestObserveTransitions(t *testing.T) {
 			if err := m.Register(prometheus.NewRegistry()); err != nil {
 				t.Fatal(err)
 			}
-			m.ObserveTransitions(tt.before, tt.after, []v1alpha1.PodNetworkConsumer{consumer})
+			m.ObserveTransitions(tt.before, tt.after, consumers)
 			if got := testutil.ToFloat64(m.rangeTransitions.WithLabelValues("Active")); got != tt.wantEntered {
 				t.Errorf("transitions into Active = %v, want %v", got, tt.wantEntered)
 			}

@@ -31,6 +31,7 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 )
 
@@ -114,11 +115,16 @@ func soonest(a, b time.Duration) time.Duration {
 	return a
 }
 
-// sync applies the PodNetwork (nil when there is none) to the state, logs
-// the ranges it cannot use and retries the waiting nodes when the ranges,
-// the policy or the candidates changed.
+// sync applies the PodNetwork (nil when there is none), with the ranges the
+// autoscaler declared, to the state, logs the ranges it cannot use and
+// retries the waiting nodes when the ranges, the policy or the candidates
+// changed.
 func (r *NetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork) error {
-	res, err := r.state.Sync(pn)
+	set, err := watches.AutoscaledRangeSet(ctx, r.Client)
+	if err != nil {
+		return err
+	}
+	res, err := r.state.Sync(declared.View(pn, set))
 	if err != nil {
 		return err
 	}
@@ -146,7 +152,8 @@ func logConfigProblems(ctx context.Context, problems []nodeipamcore.ConfigProble
 	}
 }
 
-// SetupWithManager watches PodNetwork "default", NodeIPAM's own
+// SetupWithManager watches PodNetwork "default", the autoscaler's ranges
+// (a range's nodeSelector is in its declaration), NodeIPAM's own
 // PodNetworkConsumer and the state's signal.
 func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
@@ -160,6 +167,7 @@ func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("node-ipam-podnetwork").
 		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(ConsumerName))).
+		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
 		WatchesRawSource(r.signals.networkSource()).
 		Complete(r)
 }

@@ -25,6 +25,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -41,12 +42,18 @@ import (
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/text"
 )
 
 const (
 	// CIDRNotAvailableReason is the reason of the Warning event a node gets
 	// when no block is available for it (with backoff).
 	CIDRNotAvailableReason = "CIDRNotAvailable"
+
+	// InvalidPodCIDRReason is the reason of the Warning event a node gets
+	// when NodeIPAM first sees podCIDRs on it that it cannot read, or reads
+	// only in a legacy format.
+	InvalidPodCIDRReason = "InvalidPodCIDR"
 
 	// staleCacheRetry is how soon a node is read again when the cache does
 	// not show podCIDRs NodeIPAM already saw or wrote.
@@ -144,6 +151,11 @@ func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) error {
 	log := ctrl.LoggerFrom(ctx)
 	if o.Adopted {
 		log.V(1).Info("adopted podCIDRs NodeIPAM did not assign", "podCIDRs", o.PodCIDRs)
+	}
+	if len(o.Problems) > 0 {
+		log.Info("Node has podCIDRs NodeIPAM cannot read, or reads only in a legacy format", "problems", o.Problems)
+		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, InvalidPodCIDRReason, "ObservePodCIDRs", "%s",
+			text.Truncate(invalidPodCIDRNote(o.PodCIDRs, o.Problems), maxEventNote))
 	}
 	for _, c := range o.Conflicts {
 		log.Info("node has a podCIDR overlapping another node's: another allocator is at work",
@@ -298,4 +310,18 @@ func nodeRelevant(oldNode, newNode *corev1.Node) bool {
 	}
 	return len(newNode.Spec.PodCIDRs) == 0 &&
 		(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
+}
+
+// maxEventNote is the longest note the events.k8s.io API accepts, in bytes.
+const maxEventNote = 1024
+
+// invalidPodCIDRNote says what NodeIPAM made of podCIDRs it cannot read, or
+// reads only in a legacy format.
+func invalidPodCIDRNote(read []netip.Prefix, problems []string) string {
+	what := "NodeIPAM reserves nothing for the podCIDRs it cannot read"
+	if len(read) > 0 {
+		what = fmt.Sprintf("NodeIPAM reserves %v for this node, as Kubernetes reads the values, and nothing for the ones it cannot read", read)
+	}
+	return fmt.Sprintf("podCIDRs %s. %s; the range lifecycle counts a node with an unreadable podCIDR as a holder of every Draining range. Replace the node to fix it (podCIDRs cannot be changed)",
+		strings.Join(problems, "; "), what)
 }

@@ -25,12 +25,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/text"
 )
 
 // rebuildPageSize is how many nodes one page of the start-up LIST holds, so
@@ -43,12 +47,13 @@ const rebuildPageSize = 500
 // podCIDRs, kubernetes/kubernetes#29058). A replica that loses leadership
 // exits, so every leadership gain starts here.
 type rebuilder struct {
-	state   *nodeipamcore.State
-	signals *signals
-	cache   cache.Cache
-	client  client.Client // cached reads, and the consumer registration
-	reader  client.Reader // API server reads
-	record  *recordStore
+	state    *nodeipamcore.State
+	signals  *signals
+	recorder events.EventRecorder // InvalidPodCIDR events; nil emits none
+	cache    cache.Cache
+	client   client.Client // cached reads, and the consumer registration
+	reader   client.Reader // API server reads
+	record   *recordStore
 }
 
 // NeedLeaderElection makes the rebuild, like the reconcilers, leader-only.
@@ -100,14 +105,18 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := nodeipamcore.NewRebuild(cached)
+	set, err := watches.AutoscaledRangeSet(ctx, r.client)
+	if err != nil {
+		return err
+	}
+	b, err := nodeipamcore.NewRebuild(declared.View(cached, set))
 	if err != nil {
 		return err
 	}
 	if err := r.addNodes(ctx, b); err != nil {
 		return err
 	}
-	b.RestoreQuarantine(live)
+	b.RestoreQuarantine(live, r.state.Now().Time)
 	log := ctrl.LoggerFrom(ctx)
 	record, err := r.record.read(ctx)
 	if err != nil {
@@ -118,7 +127,7 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 		data = record.Data
 	}
 	if err := b.ApplyRecord(data, r.state.Now().Time); err != nil {
-		log.Info("The issued-block record has lines that do not parse; every unheld block of every range waits one recycle delay",
+		log.Info("the issued-block record has lines that do not parse; every unheld block of every range waits one recycle delay",
 			"record", r.record.key, "error", err.Error())
 	}
 	if err := r.record.claimRecord(ctx, record, b.ClaimRecord()); err != nil {
@@ -129,12 +138,14 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	r.signals.all()
 
 	logConfigProblems(ctx, sum.Problems)
+	r.reportPodCIDRProblems(ctx, sum.PodCIDRProblems)
 	for _, c := range sum.Conflicts {
 		log.Info("nodes have overlapping podCIDRs: another allocator is or was at work", "conflict", c.String())
 	}
 	log.Info("rebuilt the node allocator from the API; allocating",
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
 		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "quarantinedFromRecord", sum.QuarantinedFromRecord,
+		"quarantineIgnored", sum.QuarantineIgnored,
 		"ranges", sum.Ranges, "duration", time.Since(start))
 	return nil
 }
@@ -170,5 +181,26 @@ func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) error
 			return nil
 		}
 		opts = []client.ListOption{client.Limit(rebuildPageSize), client.Continue(list.Continue)}
+	}
+}
+
+// maxRebuildEvents bounds the InvalidPodCIDR events one rebuild emits; the
+// lifecycle's Degraded condition names the nodes anyway.
+const maxRebuildEvents = 100
+
+// reportPodCIDRProblems logs, and reports with an InvalidPodCIDR event on
+// the node, the nodes found at the rebuild with podCIDRs that could not
+// all be read, or only in a legacy format. Later nodes are reported when
+// NodeIPAM first observes them.
+func (r *rebuilder) reportPodCIDRProblems(ctx context.Context, nodes []nodeipamcore.NodePodCIDRProblems) {
+	log := ctrl.LoggerFrom(ctx)
+	for i, n := range nodes {
+		log.Info("Node has podCIDRs NodeIPAM cannot read, or reads only in a legacy format", "node", n.Node, "problems", n.Problems)
+		if r.recorder == nil || i >= maxRebuildEvents {
+			continue
+		}
+		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: n.Node, UID: n.UID}
+		r.recorder.Eventf(ref, nil, corev1.EventTypeWarning, InvalidPodCIDRReason, "ObservePodCIDRs", "%s",
+			text.Truncate(invalidPodCIDRNote(n.PodCIDRs, n.Problems), maxEventNote))
 	}
 }

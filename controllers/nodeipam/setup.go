@@ -26,6 +26,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/metrics"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 const (
@@ -36,7 +37,7 @@ const (
 	// FieldManager is the field manager of every NodeIPAM write:
 	// node podCIDRs, its PodNetworkConsumer status, and the PodNetwork status
 	// fields it owns (ranges[].usage, quarantine, allocationConflicts).
-	FieldManager = "podnetwork-operator/node-ipam"
+	FieldManager = statusedit.NodeIPAMManager
 
 	// eventSource is the reporting controller of NodeIPAM's events.
 	eventSource = "podnetwork-node-ipam"
@@ -63,20 +64,22 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		key:    types.NamespacedName{Namespace: opts.RecordNamespace, Name: RecordName},
 		state:  state,
 	}
+	recorder := mgr.GetEventRecorder(eventSource)
 	if err := mgr.Add(&rebuilder{
-		state:   state,
-		signals: wake,
-		cache:   mgr.GetCache(),
-		client:  mgr.GetClient(),
-		reader:  mgr.GetAPIReader(),
-		record:  record,
+		state:    state,
+		signals:  wake,
+		recorder: recorder,
+		cache:    mgr.GetCache(),
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
+		record:   record,
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
 	if err := (&NodeReconciler{
 		Client:   mgr.GetClient(),
 		Reader:   mgr.GetAPIReader(),
-		Recorder: mgr.GetEventRecorder(eventSource),
+		Recorder: recorder,
 		Metrics:  m,
 		state:    state,
 		signals:  wake,

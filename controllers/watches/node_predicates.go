@@ -17,6 +17,7 @@ limitations under the License.
 package watches
 
 import (
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,4 +48,11 @@ func NodeUpdate(changed func(oldNode, newNode *corev1.Node) bool) predicate.Pred
 func NodeNetworkChanged(oldNode, newNode *corev1.Node) bool {
 	return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
 		!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses)
+}
+
+// NodeAutoscalingChanged reports whether what the autoscaler reads of a
+// node changed: its podCIDRs (a waiting node got a block), addresses (no
+// carved range may contain one) or labels (pool nodeSelectors).
+func NodeAutoscalingChanged(oldNode, newNode *corev1.Node) bool {
+	return NodeNetworkChanged(oldNode, newNode) || !maps.Equal(oldNode.Labels, newNode.Labels)
 }

@@ -20,6 +20,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -290,6 +291,9 @@ func TestTruncate(t *testing.T) {
 	long := strings.Repeat("x", 2000)
 	if got := adapters.Truncate(long); len(got) != adapters.MaxMessageLength || !strings.HasSuffix(got, "...") {
 		t.Errorf("Truncate gave %d bytes ending %q", len(got), got[len(got)-5:])
+	}
+	if got := adapters.Truncate(strings.Repeat("é", adapters.MaxMessageLength)); !utf8.ValidString(got) || len(got) > adapters.MaxMessageLength {
+		t.Errorf("Truncate cut a character in half or left %d bytes", len(got))
 	}
 	if got := adapters.Truncate("short"); got != "short" {
 		t.Errorf("Truncate(short) = %q", got)

@@ -91,10 +91,11 @@ func (l Limits) For(family string) int {
 
 // InputFrom converts what an adapter (or the kubectl plugin predicting one)
 // read into an Input: the PodNetwork, the adapter's previous
-// acknowledgements, the nodes and the ServiceCIDRs. Unparseable addresses
-// and prefixes are skipped: the apiserver validates them, so they only come
-// from a broken object, which must not stop the adapter. RunningOn is left
-// for the caller, which knows the component's pods.
+// acknowledgements, the nodes and the ServiceCIDRs. Addresses and prefixes
+// are read the way Kubernetes reads them; the ones that cannot be read at
+// all are skipped (the lifecycle reports them in Degraded), so a broken
+// object never stops the adapter. RunningOn is left for the caller, which
+// knows the component's pods.
 func InputFrom(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus,
 	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits Limits) Input {
 	in := Input{PodNetwork: pn, Previous: previous, Limits: limits}
@@ -108,7 +109,8 @@ func InputFrom(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus,
 		for _, p := range cidr.ParseObserved(n.Spec.PodCIDRs) {
 			in.NodePodCIDRs = append(in.NodePodCIDRs, NamedPrefix{Name: n.Name, Prefix: p})
 		}
-		for _, a := range cidr.NodeAddresses(n) {
+		addrs, _ := cidr.NodeAddresses(n) // the lifecycle reports the problems
+		for _, a := range addrs {
 			in.NodeAddresses = append(in.NodeAddresses, NodeAddress{Node: n.Name, Addr: a})
 		}
 	}

@@ -34,4 +34,8 @@ type Plan struct {
 	// Decision holds the covering prefixes, the rejected Pending ranges and
 	// the problems to report.
 	Decision Decision
+	// Invalid, when not empty, says which value of the current
+	// configuration the component refuses (so it cannot start with it);
+	// Config replaces it.
+	Invalid string
 }

@@ -63,3 +63,8 @@ const (
 	// manage.
 	ReasonInvalidConfig = "InvalidConfig"
 )
+
+// EventInvalidValue is the reason of the Warning event an adapter emits on
+// the component's ConfigMap when it replaces a value the component refuses
+// (Plan.Invalid), so the admin learns what was wrong after it is gone.
+const EventInvalidValue = "InvalidValue"

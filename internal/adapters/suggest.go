@@ -22,6 +22,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/text"
 )
 
 // MaxMessageLength is the longest acknowledgement message the API accepts.
@@ -57,11 +58,9 @@ func (in *Input) rejection(rs v1alpha1.RangeStatus, accepted []netip.Prefix, can
 		head, wide, wide, family, base))
 }
 
-// Truncate shortens msg to MaxMessageLength bytes, marking the cut.
+// Truncate shortens msg to MaxMessageLength bytes, marking the cut, on a
+// rune boundary: a message quoting a ConfigMap may hold any UTF-8, and the
+// API refuses a message cut inside a character.
 func Truncate(msg string) string {
-	if len(msg) <= MaxMessageLength {
-		return msg
-	}
-	const mark = "..."
-	return msg[:MaxMessageLength-len(mark)] + mark
+	return text.Truncate(msg, MaxMessageLength)
 }

@@ -17,25 +17,32 @@ limitations under the License.
 package cidr
 
 import (
+	"fmt"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
 )
 
 // NodeAddresses returns a node's InternalIP and ExternalIP addresses, the
-// ones a pod range must never contain, skipping any that do not parse (the
-// apiserver validates them, so only a broken object has one). Every
-// controller, and the kubectl plugin, reads node addresses with this one
-// rule.
-func NodeAddresses(n *corev1.Node) []netip.Addr {
-	var out []netip.Addr
+// ones a pod range must never contain, read with ParseObservedAddr,
+// and a sentence for each one that cannot be read at all or only in a
+// legacy format (the apiserver does not validate node addresses, so a
+// broken node can have any string there). Every controller, and the kubectl
+// plugin, reads node addresses with this one rule.
+func NodeAddresses(n *corev1.Node) (addrs []netip.Addr, problems []string) {
 	for _, a := range n.Status.Addresses {
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue
 		}
-		if ip, err := netip.ParseAddr(a.Address); err == nil {
-			out = append(out, ip.Unmap())
+		ip, legacy, ok := ParseObservedAddr(a.Address)
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s %q is not an IP address", a.Type, a.Address))
+			continue
+		case legacy != "":
+			problems = append(problems, fmt.Sprintf("%s %s", a.Type, legacy))
 		}
+		addrs = append(addrs, ip)
 	}
-	return out
+	return addrs, problems
 }

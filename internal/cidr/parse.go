@@ -71,18 +71,3 @@ func ParseCanonical(s string) (netip.Prefix, error) {
 	}
 	return p, nil
 }
-
-// ParseObserved parses prefixes read from objects the operator does not
-// own (node podCIDRs, ServiceCIDRs), masked, skipping any that do not
-// parse: the apiserver validates those fields, so a bad value only comes
-// from a broken object, which must not stop a controller. Every controller
-// reads them with this one rule.
-func ParseObserved(ss []string) []netip.Prefix {
-	out := make([]netip.Prefix, 0, len(ss))
-	for _, s := range ss {
-		if p, err := netip.ParsePrefix(s); err == nil {
-			out = append(out, p.Masked())
-		}
-	}
-	return out
-}

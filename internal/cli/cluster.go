@@ -26,6 +26,7 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
+	"podnetwork.io/operator/internal/declared"
 	"podnetwork.io/operator/internal/lifecycle"
 )
 
@@ -33,6 +34,9 @@ import (
 type Cluster struct {
 	// PodNetwork is PodNetwork "default", nil when there is none.
 	PodNetwork *v1alpha1.PodNetwork
+	// AutoscaledRangeSet is AutoscaledRangeSet "default", the ranges the
+	// autoscaler added; nil when there is none.
+	AutoscaledRangeSet *v1alpha1.AutoscaledRangeSet
 	// Consumers are every PodNetworkConsumer.
 	Consumers []v1alpha1.PodNetworkConsumer
 	// Nodes are every Node.
@@ -75,16 +79,16 @@ func (c *Cluster) Ranges() []v1alpha1.PodCIDRRange {
 	if c.PodNetwork == nil {
 		return nil
 	}
-	return c.Declared(c.PodNetwork.Spec.Ranges)
+	return c.Declared(c.PodNetwork.Spec.Ranges).Ranges
 }
 
 // Declared returns the ranges the lifecycle tracks for the given
-// spec.ranges. Every reader of the range list in this package (status,
-// check, and plan for the current and the proposed spec) goes through it,
-// so that the autoscaler's ranges, which the lifecycle unions with
-// spec.ranges, reach all three in this one place.
-func (c *Cluster) Declared(spec []v1alpha1.PodCIDRRange) []v1alpha1.PodCIDRRange {
-	return spec
+// spec.ranges: declared.Union of them and the autoscaler's ranges, as the
+// operator computes it. Every reader of the range list in this package
+// (status, check, and plan for the current and the proposed spec) goes
+// through it.
+func (c *Cluster) Declared(spec []v1alpha1.PodCIDRRange) declared.Result {
+	return declared.Union(spec, c.AutoscaledRangeSet)
 }
 
 // consumer returns the PodNetworkConsumer of the given name, or nil.
@@ -98,11 +102,11 @@ func (c *Cluster) consumer(name string) *v1alpha1.PodNetworkConsumer {
 }
 
 // lifecycleInput is what the operator's lifecycle controller would compute
-// from, with ranges as the declared ranges.
-func (c *Cluster) lifecycleInput(pn *v1alpha1.PodNetwork, ranges []v1alpha1.PodCIDRRange, consumers []v1alpha1.PodNetworkConsumer, now time.Time, stallAfter time.Duration) lifecycle.Input {
+// from, with d as the declared ranges.
+func (c *Cluster) lifecycleInput(pn *v1alpha1.PodNetwork, d declared.Result, consumers []v1alpha1.PodNetworkConsumer, now time.Time, stallAfter time.Duration) lifecycle.Input {
 	return lifecycle.InputFrom(lifecycle.Objects{
 		PodNetwork:   pn,
-		Ranges:       ranges,
+		Declared:     d,
 		Consumers:    consumers,
 		Nodes:        c.Nodes,
 		ServiceCIDRs: c.ServiceCIDRs,

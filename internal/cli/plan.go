@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/declared"
 	"podnetwork.io/operator/internal/lifecycle"
 	"podnetwork.io/operator/internal/nodeipam"
 )
@@ -150,13 +151,16 @@ type AdapterPlan struct {
 // in the simulation, so a Draining range that nodes still hold stays
 // Draining.
 func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanResult {
-	res := PlanResult{Changes: describeChanges(c.Ranges(), c.Declared(proposed)), Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
+	d := c.Declared(proposed)
+	res := PlanResult{Changes: describeChanges(c.Ranges(), d.Ranges), Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
 	pn := &v1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName}}
 	if c.PodNetwork != nil {
 		pn = c.PodNetwork.DeepCopy()
 	}
-	pn.Spec.Ranges = c.Declared(proposed)
-	sim := &simulation{c: c, pn: pn, now: now, configs: map[string]string{}, answers: map[string][]Answer{}}
+	// Like declared.View: the readers written against a PodNetwork alone
+	// (NodeIPAM's configuration) see the declared ranges.
+	pn.Spec.Ranges = d.Ranges
+	sim := &simulation{c: c, pn: pn, declared: d, now: now, configs: map[string]string{}, answers: map[string][]Answer{}}
 	for i := range c.Consumers {
 		if c.Consumers[i].DeletionTimestamp.IsZero() {
 			sim.consumers = append(sim.consumers, *c.Consumers[i].DeepCopy())
@@ -186,8 +190,10 @@ func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanResul
 }
 
 type simulation struct {
-	c         *Cluster
-	pn        *v1alpha1.PodNetwork
+	c  *Cluster
+	pn *v1alpha1.PodNetwork
+	// declared are the declared ranges of the proposed spec.ranges.
+	declared  declared.Result
 	now       time.Time
 	consumers []v1alpha1.PodNetworkConsumer
 	// configs are the adapters' configurations as they would be written.
@@ -201,9 +207,12 @@ type simulation struct {
 
 // step runs the lifecycle once on the simulated state.
 func (s *simulation) step() {
-	in := s.c.lifecycleInput(s.pn, s.pn.Spec.Ranges, s.consumers, s.now, -1)
+	in := s.c.lifecycleInput(s.pn, s.declared, s.consumers, s.now, -1)
 	out := lifecycle.Compute(in)
 	out.ApplyTo(&s.pn.Status)
+	// The lifecycle takes back the status fields other clients set once it
+	// has dealt with them (statusedit), so only the first step sees them.
+	s.pn.ManagedFields = nil
 }
 
 // answer lets every consumer acknowledge the current phases as predicted.

@@ -139,6 +139,9 @@ func rangeDetails(t *table, r *RangeView) {
 	if r.CoveredBy != "" {
 		t.detail("inside Active range %s: removing it needs no node replaced", r.CoveredBy)
 	}
+	if r.Pool != "" {
+		t.detail("added by the autoscaler for pool %s", r.Pool)
+	}
 	if r.Phase == NotTracked {
 		t.detail("in the spec but not tracked: see the Degraded condition")
 	}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/declared"
 	"podnetwork.io/operator/internal/nodeipam"
 )
 
@@ -71,7 +72,10 @@ type RangeView struct {
 	Since *time.Time `json:"phaseSince,omitempty"`
 	For   string     `json:"for,omitempty"`
 	// Selector is the nodeSelector of the declared range in words.
-	Selector   string                    `json:"selector,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	// Pool is the autoscaling pool that added the range; empty for a range
+	// of spec.ranges.
+	Pool       string                    `json:"pool,omitempty"`
 	Awaiting   []string                  `json:"awaiting,omitempty"`
 	Rejections []v1alpha1.RangeRejection `json:"rejections,omitempty"`
 	// Invalid is "reason: message" when the operator found the range
@@ -144,15 +148,16 @@ func BuildStatus(c *Cluster, now time.Time) Status {
 	s.PodNetwork = pn.Name
 	s.Generation = pn.Generation
 	s.ObservedGeneration = ptr.Deref(pn.Status.ObservedGeneration, 0)
+	d := c.Declared(pn.Spec.Ranges)
 	selectors := map[string]string{}
-	for _, r := range c.Ranges() {
+	for _, r := range d.Ranges {
 		selectors[r.Name] = nodeipam.DescribeNodeSelector(r.NodeSelector)
 	}
 	for i := range pn.Status.Ranges {
 		rs := &pn.Status.Ranges[i]
 		v := RangeView{
 			Name: rs.Name, CIDR: rs.CIDR, NodeMaskSize: rs.NodeMaskSize, Phase: rs.Phase,
-			Selector: selectors[rs.Name], Awaiting: rs.Awaiting, Rejections: rs.Rejections,
+			Selector: selectors[rs.Name], Pool: rs.Pool, Awaiting: rs.Awaiting, Rejections: rs.Rejections,
 			Message: rs.Message, CoveredBy: rs.CoveredBy, Holders: rs.Holders, HolderCount: rs.HolderCount,
 		}
 		if rs.PhaseSince != nil {
@@ -167,10 +172,10 @@ func BuildStatus(c *Cluster, now time.Time) Status {
 		}
 		s.Ranges = append(s.Ranges, v)
 	}
-	for _, r := range c.Ranges() {
+	for _, r := range d.Ranges {
 		if pn.Status.FindRange(r.Name) == nil {
 			s.Ranges = append(s.Ranges, RangeView{Name: r.Name, CIDR: r.CIDR, NodeMaskSize: r.EffectiveNodeMaskSize(),
-				Phase: NotTracked, Selector: selectors[r.Name]})
+				Phase: NotTracked, Selector: selectors[r.Name], Pool: d.Pools[r.Name]})
 		}
 	}
 	for _, g := range nodeipam.SelectorGroups(declaredView(c)) {
@@ -188,12 +193,10 @@ func BuildStatus(c *Cluster, now time.Time) Status {
 }
 
 // declaredView is the PodNetwork with spec.ranges replaced by the declared
-// ranges, for the readers written against a PodNetwork alone (NodeIPAM's
-// Config).
+// ranges (declared.View), for the readers written against a PodNetwork
+// alone (NodeIPAM's Config). It is read-only.
 func declaredView(c *Cluster) *v1alpha1.PodNetwork {
-	out := c.PodNetwork.DeepCopy()
-	out.Spec.Ranges = c.Ranges()
-	return out
+	return declared.View(c.PodNetwork, c.AutoscaledRangeSet)
 }
 
 func consumerView(c *Cluster, pnc *v1alpha1.PodNetworkConsumer) ConsumerView {

@@ -24,17 +24,32 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/declared"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
-// NodeFrom converts a Node: its podCIDRs and addresses, read with the rules
-// every controller shares (cidr.ParseObserved, cidr.NodeAddresses).
+// NodeFrom converts a Node: its podCIDRs and addresses, read the way
+// Kubernetes reads them with the rules every controller shares
+// (cidr.ObservePrefixes, cidr.NodeAddresses). The values that cannot be
+// read, or only in a legacy format, are handed on for Degraded to name, and
+// never stop the lifecycle. It copies out what it reads, so n may be shared
+// with a cache.
 func NodeFrom(n *corev1.Node) Node {
-	return Node{Name: n.Name, PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: cidr.NodeAddresses(n)}
+	pods := cidr.ObservePrefixes(n.Spec.PodCIDRs)
+	addrs, addrProblems := cidr.NodeAddresses(n)
+	out := Node{Name: n.Name, PodCIDRs: pods.Prefixes, UnreadablePodCIDRs: pods.Unreadable, Addresses: addrs}
+	for _, p := range pods.Problems {
+		out.Problems = append(out.Problems, "podCIDR "+p)
+	}
+	out.Problems = append(out.Problems, addrProblems...)
+	return out
 }
 
-// ServiceCIDRFrom converts a ServiceCIDR.
+// ServiceCIDRFrom converts a ServiceCIDR, its prefixes read the way
+// Kubernetes reads them.
 func ServiceCIDRFrom(s *networkingv1.ServiceCIDR) ServiceCIDR {
-	return ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero(), CIDRs: cidr.ParseObserved(s.Spec.CIDRs)}
+	cidrs := cidr.ObservePrefixes(s.Spec.CIDRs)
+	return ServiceCIDR{Name: s.Name, Deleting: !s.DeletionTimestamp.IsZero(), CIDRs: cidrs.Prefixes, Problems: cidrs.Problems}
 }
 
 // Objects are the API objects Compute depends on, as read by the lifecycle
@@ -43,21 +58,28 @@ func ServiceCIDRFrom(s *networkingv1.ServiceCIDR) ServiceCIDR {
 type Objects struct {
 	// PodNetwork is PodNetwork "default".
 	PodNetwork *v1alpha1.PodNetwork
-	// Ranges are the declared ranges: the spec ranges Compute tracks.
-	Ranges       []v1alpha1.PodCIDRRange
+	// Declared are the declared ranges Compute tracks: declared.Union of
+	// spec.ranges (the PodNetwork's, or the plugin's proposed list) and
+	// AutoscaledRangeSet "default".
+	Declared     declared.Result
 	Consumers    []v1alpha1.PodNetworkConsumer
 	Nodes        []corev1.Node
 	ServiceCIDRs []networkingv1.ServiceCIDR
 }
 
-// InputFrom builds the Input of Compute from objs at now.
+// InputFrom builds the Input of Compute from objs at now. The status
+// fields other clients set are found in the PodNetwork's managedFields
+// (statusedit.Find), so Compute does not trust them.
 func InputFrom(objs Objects, now time.Time, stallAfter time.Duration) Input {
 	pn := objs.PodNetwork
 	in := Input{
+		Edits:        statusedit.Find(pn.ManagedFields),
 		Now:          now,
 		Generation:   pn.Generation,
 		Deleting:     !pn.DeletionTimestamp.IsZero(),
-		Spec:         objs.Ranges,
+		Spec:         objs.Declared.Ranges,
+		Pools:        objs.Declared.Pools,
+		Shadowed:     objs.Declared.Shadowed,
 		Status:       pn.Status,
 		StallAfter:   stallAfter,
 		Consumers:    make([]Consumer, 0, len(objs.Consumers)),

@@ -81,9 +81,15 @@ type specRange struct {
 type entry struct {
 	st     v1alpha1.RangeStatus
 	prefix netip.Prefix
-	ok     bool                  // prefix parsed
+	ok     bool                  // cidr is a canonical prefix
 	prev   *v1alpha1.RangeStatus // the previous status entry with this name, if any
 	moved  bool                  // the phase changed in this Compute
+	// garbage says why cidr cannot be used ("" when it can): the status was
+	// edited by hand. Such a range is never released.
+	garbage string
+	// held is true for a range another client re-addressed while it was not
+	// in the spec (invalidReason StatusEdited): it is never released.
+	held bool
 }
 
 type computer struct {
@@ -137,14 +143,18 @@ func newComputer(in *Input) *computer {
 	for i := range in.Status.Ranges {
 		prev := &in.Status.Ranges[i]
 		c.prevByName[prev.Name] = prev
-		e := &entry{st: *prev.DeepCopy(), prev: prev}
-		if p, err := netip.ParsePrefix(prev.CIDR); err == nil {
-			e.prefix, e.ok = p.Masked(), true
+		e := &entry{st: *prev.DeepCopy(), prev: prev, held: prev.InvalidReason == v1alpha1.RangeInvalidStatusEdited}
+		// The lifecycle writes only canonical cidrs; any other was written
+		// by hand.
+		if p, err := cidr.ParseCanonical(prev.CIDR); err != nil {
+			e.garbage = fmt.Sprintf("cidr %q in status is not a canonical prefix (%v)", prev.CIDR, err)
+		} else {
+			e.prefix, e.ok = p, true
 		}
 		c.entries[prev.Name] = e
 	}
 	for _, n := range in.Nodes {
-		m := Node{Name: n.Name, Addresses: n.Addresses}
+		m := Node{Name: n.Name, Addresses: n.Addresses, UnreadablePodCIDRs: n.UnreadablePodCIDRs}
 		for _, p := range n.PodCIDRs {
 			if p.IsValid() {
 				m.PodCIDRs = append(m.PodCIDRs, p.Masked())
@@ -153,6 +163,7 @@ func newComputer(in *Input) *computer {
 		c.nodes = append(c.nodes, m)
 	}
 	sort.Slice(c.nodes, func(i, j int) bool { return c.nodes[i].Name < c.nodes[j].Name })
+	c.repair()
 	return c
 }
 
@@ -228,12 +239,6 @@ func (c *computer) specTransitions() bool {
 			}
 		case v1alpha1.RangePhaseReleased:
 			// Only acknowledgements move a Released range.
-		default:
-			// An unknown phase (status edited by hand): treat it as Draining,
-			// the most conservative phase for a range that may be in use.
-			c.setPhase(e, v1alpha1.RangePhaseDraining, normal(EventRangeDraining, "Drain",
-				fmt.Sprintf("Range %q (%s) had unknown phase %q and is Draining", name, e.st.CIDR, e.st.Phase)))
-			changed = true
 		}
 	}
 	return changed
@@ -281,7 +286,7 @@ func (c *computer) ackTransitions() bool {
 				changed = true
 			}
 		case v1alpha1.RangePhaseDraining:
-			if c.allAcked(e) && len(c.holders(e)) == 0 {
+			if !c.frozen(e) && c.allAcked(e) && len(c.holders(e)) == 0 {
 				c.setPhase(e, v1alpha1.RangePhaseReleased, normal(EventRangeReleased, "Release",
 					fmt.Sprintf("Range %q (%s) is Released: every required consumer stopped placing addresses in it and no node holds a block in it", name, e.st.CIDR)))
 				changed = true
@@ -326,14 +331,25 @@ func (c *computer) coveredByOtherActive(p netip.Prefix, exclude string) bool {
 	return false
 }
 
+// frozen reports whether nothing tells which addresses e stands for, so
+// it must never be released: its status was edited by hand.
+func (c *computer) frozen(e *entry) bool {
+	return e.garbage != "" || e.held
+}
+
 // holders returns the sorted names of the nodes that hold a pod CIDR
-// overlapping e that is not inside another Active range.
+// overlapping e that is not inside another Active range, and of the nodes
+// with a podCIDR that cannot be read, which may lie anywhere.
 func (c *computer) holders(e *entry) []string {
 	if !e.ok {
 		return nil
 	}
 	var out []string
 	for _, n := range c.nodes {
+		if len(n.UnreadablePodCIDRs) > 0 {
+			out = append(out, n.Name)
+			continue
+		}
 		for _, p := range n.PodCIDRs {
 			if p.Overlaps(e.prefix) && !c.coveredByOtherActive(p, e.st.Name) {
 				out = append(out, n.Name)

@@ -18,6 +18,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"k8s.io/utils/ptr"
 	"math/big"
 	"math/rand/v2"
 	"net/netip"
@@ -30,12 +31,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 // The property test drives Compute with random sequences of spec edits,
 // consumer acknowledgements (correct, stale and garbage), consumer
 // registrations and deletions, node churn (NodeIPAM only allocates from Active
-// ranges) and PodNetwork deletion, and checks after every call that:
+// ranges), PodNetwork deletion and hand edits of the status (phases and
+// cidrs rewritten, entries added and removed, reported as statusedit.Find
+// would, except a removal, which leaves no trace), and checks after every
+// call that:
 //
 //   - every phase change is announced by its event, in an order that replays
 //     the previous status into the new one;
@@ -45,6 +51,10 @@ import (
 //     Draining and every node block overlapping it lies in another range that
 //     is Active;
 //   - a range is purged only when every required consumer acked Released;
+//   - a range whose phase, cidr or nodeMaskSize another client set, or that
+//     another client added, gets a StatusEdited event and is then Pending
+//     (in the spec) or Draining (not in the spec), and a range whose cidr is
+//     not canonical or was changed out of the spec is never released;
 //   - Active ranges are in the spec and never conflict with each other;
 //   - the finalizer is removable only once nothing is tracked.
 
@@ -75,6 +85,8 @@ type propWorld struct {
 	svcs      []ServiceCIDR
 	deleting  bool
 	nextNode  int
+	// edits are the hand edits of status the next input reports.
+	edits []statusedit.Edit
 }
 
 func TestInvariantsUnderRandomSequences(t *testing.T) {
@@ -97,6 +109,7 @@ func TestInvariantsUnderRandomSequences(t *testing.T) {
 			w.mutate()
 			in := w.input()
 			out := Compute(in)
+			w.edits = nil // the lifecycle took the fields back
 			if err := checkInvariants(in, out); err != nil {
 				t.Fatalf("seed %d step %d: %v\ninput: %+v\noutput ranges: %+v\nevents: %+v", seed, step, err, in, out.Ranges, out.Events)
 			}
@@ -109,7 +122,7 @@ func TestInvariantsUnderRandomSequences(t *testing.T) {
 	t.Logf("events seen: %v", stats)
 	// The random walk must actually exercise every transition.
 	for _, r := range []string{EventRangePending, EventRangeActivated, EventRangeDraining, EventRangeReactivated,
-		EventRangeReleased, EventRangePurged, EventRangeInvalid, EventConsumerRejected, EventConsumerRemoved} {
+		EventRangeReleased, EventRangePurged, EventRangeInvalid, EventConsumerRejected, EventConsumerRemoved, EventStatusEdited} {
 		if stats[r] == 0 {
 			t.Errorf("no %s event in the random walk", r)
 		}
@@ -135,10 +148,53 @@ func (w *propWorld) mutate() {
 		if w.chance(0.3) {
 			w.deleting = true
 		}
+	case n < 98:
+		w.handEdit()
 	default:
 		w.garbageAck()
 	}
 }
+
+// handEdit changes the status as another client might (kubectl edit
+// --subresource=status), and records what it set as the edit
+// statusedit.Find would report in the next input.
+func (w *propWorld) handEdit() {
+	// The CRD refuses an unknown phase; Compute must cope with one anyway.
+	phases := []v1alpha1.RangePhase{pending, active, draining, released, "Bogus"}
+	edit := statusedit.Edit{Manager: "kubectl-edit", Operation: metav1.ManagedFieldsOperationUpdate, Ranges: map[string][]string{}}
+	n := len(w.status.Ranges)
+	switch k := w.rng.IntN(5); {
+	case k == 0 && n > 0: // rewrite a phase
+		r := &w.status.Ranges[w.rng.IntN(n)]
+		r.Phase = phases[w.rng.IntN(len(phases))]
+		edit.Ranges[r.Name] = []string{"phase"}
+	case k == 1 && n > 0: // rewrite a cidr, into another prefix or garbage
+		r := &w.status.Ranges[w.rng.IntN(n)]
+		r.CIDR = append(slicesClone(propCIDRs), "garbage", "10.0.0.1/16", "FD00::/48")[w.rng.IntN(len(propCIDRs)+3)]
+		edit.Ranges[r.Name] = []string{"cidr"}
+	case k == 2 && n > 0: // remove an entry: no trace
+		i := w.rng.IntN(n)
+		w.status.Ranges = append(w.status.Ranges[:i], w.status.Ranges[i+1:]...)
+	case k == 3: // add an entry
+		name := propNames[w.rng.IntN(len(propNames))]
+		if w.status.FindRange(name) != nil {
+			return
+		}
+		c := propCIDRs[w.rng.IntN(len(propCIDRs))]
+		w.status.Ranges = append(w.status.Ranges, v1alpha1.RangeStatus{Name: name, CIDR: c, NodeMaskSize: v1alpha1.DefaultNodeMaskSize(netip.MustParsePrefix(c)),
+			Phase: phases[w.rng.IntN(len(phases))], PhaseSince: ptr.To(metav1.NewTime(w.now))})
+		edit.Ranges[name] = []string{".", "cidr", "name", "nodeMaskSize", "phase", "phaseSince"}
+	case k == 4 && n > 0: // a phaseSince in the future
+		r := &w.status.Ranges[w.rng.IntN(n)]
+		r.PhaseSince = ptr.To(metav1.NewTime(w.now.Add(24 * time.Hour)))
+		edit.Ranges[r.Name] = []string{"phaseSince"}
+	}
+	if len(edit.Ranges) > 0 {
+		w.edits = append(w.edits, edit)
+	}
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
 
 func (w *propWorld) editSpec() {
 	switch w.rng.IntN(3) {
@@ -280,6 +336,7 @@ func (w *propWorld) input() Input {
 		Spec:         append([]v1alpha1.PodCIDRRange(nil), w.spec...),
 		Status:       *w.status.DeepCopy(),
 		ServiceCIDRs: w.svcs,
+		Edits:        w.edits,
 	}
 	for _, c := range w.consumers {
 		if !c.present {
@@ -386,6 +443,21 @@ func checkInvariants(in Input, out Output) error {
 		}
 	}
 
+	// Every range whose status another client set where it matters gets a
+	// StatusEdited event, as does one with an unknown phase.
+	repaired := map[string]bool{}
+	for _, e := range out.Events {
+		if e.Reason == EventStatusEdited && e.Range != "" {
+			repaired[e.Range] = true
+		}
+	}
+	edited := statusedit.ByRange(in.Edits)
+	for name, re := range edited {
+		if (re.Phase || re.Identity || re.Added) && in.Status.FindRange(name) != nil && !repaired[name] {
+			return fmt.Errorf("range %q was edited (%v) but not repaired", name, re.Fields)
+		}
+	}
+
 	// Replay the events over the previous status.
 	phases := map[string]tracking{}
 	for _, r := range in.Status.Ranges {
@@ -405,6 +477,20 @@ func checkInvariants(in Input, out Output) error {
 			return fmt.Errorf("%s for range %q in phase %s", e.Reason, e.Range, cur.phase)
 		}
 		switch e.Reason {
+		case EventStatusEdited:
+			if e.Range == "" {
+				continue
+			}
+			if !tracked {
+				return fmt.Errorf("StatusEdited for untracked range %q", e.Range)
+			}
+			// Pending with the spec's cidr and nodeMaskSize, or Draining.
+			cur.cidr, cur.phase = e.CIDR, draining
+			for i := range in.Spec {
+				if r := &in.Spec[i]; !in.Deleting && r.Name == e.Range && r.CIDR == e.CIDR {
+					cur.nms, cur.phase = r.EffectiveNodeMaskSize(), pending
+				}
+			}
 		case EventRangePending:
 			if tracked {
 				return fmt.Errorf("RangePending for tracked range %q", e.Range)
@@ -470,7 +556,14 @@ func checkInvariants(in Input, out Output) error {
 				if err := allAcked(e.Range, cur.cidr, draining); err != nil {
 					return fmt.Errorf("released too early: %w", err)
 				}
-				p := netip.MustParsePrefix(cur.cidr)
+				p, err := cidr.ParseCanonical(cur.cidr)
+				if err != nil {
+					return fmt.Errorf("released %q, whose cidr %q is not canonical", e.Range, cur.cidr)
+				}
+				if prev := in.Status.FindRange(e.Range); prev != nil && prev.InvalidReason == v1alpha1.RangeInvalidStatusEdited ||
+					edited[e.Range].Identity && !edited[e.Range].Added && !inSpec(e.Range, cur.cidr, cur.nms) {
+					return fmt.Errorf("released %q, whose cidr was edited while it was not in the spec", e.Range)
+				}
 				for _, n := range in.Nodes {
 					for _, b := range n.PodCIDRs {
 						if !b.Overlaps(p) {

@@ -19,6 +19,7 @@ package lifecycle
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,11 @@ const (
 	maxStatusConsumers = 64
 	// maxListItems is the MaxItems of awaiting and rejections.
 	maxListItems = 64
+	// maxConditions is the MaxItems of status.conditions.
+	maxConditions = 16
+	// maxEventNote is the longest note the events.k8s.io API accepts, in
+	// bytes.
+	maxEventNote = 1024
 )
 
 // lines collects the sentences the conditions are made of.
@@ -53,6 +59,7 @@ type lines struct {
 	rejections []string // rejections by required consumers
 	waits      []string // transitions that only wait for consumers or nodes
 	stalls     []string // waits that exceeded StallAfter
+	malformed  []string // objects with values the operator cannot read, or reads only in a legacy format
 }
 
 func (c *computer) output() Output {
@@ -73,8 +80,13 @@ func (c *computer) output() Output {
 	out.Consumers = c.consumerSummaries()
 	out.ForeignNodeCount, out.ForeignNodes = c.foreignNodes()
 	out.Summary = c.summary()
+	c.malformedLines(&l)
 	out.Conditions = c.conditions(&l, &out.Summary)
 	out.FinalizerRemovable = c.in.Deleting && len(c.entries) == 0
+	// A note the API refuses loses the event; the status has the whole text.
+	for i := range c.events {
+		c.events[i].Message = text.Truncate(c.events[i].Message, maxEventNote)
+	}
 	out.Events = c.events
 	return out
 }
@@ -109,6 +121,11 @@ func (c *computer) decorate(e *entry) {
 			hs = hs[:v1alpha1.MaxListedNodes]
 		}
 		e.st.Holders = hs
+	}
+	if c.inSpec(e) {
+		// A range that left the union keeps the pool it came from while it
+		// drains; an adopted one becomes the admin's.
+		e.st.Pool = c.in.Pools[e.st.Name]
 	}
 	e.st.CoveredBy = c.coveredBy(e)
 	if c.in.Usage != nil {
@@ -167,6 +184,9 @@ func (c *computer) rangeMessage(e *entry) string {
 			waits = append(waits, fmt.Sprintf("consumers %s to accept it", listWords(e.st.Awaiting, 10)))
 		}
 	case v1alpha1.RangePhaseDraining:
+		if c.frozen(e) {
+			return "Never released until the problem in invalidMessage is fixed"
+		}
 		if len(e.st.Awaiting) > 0 {
 			waits = append(waits, fmt.Sprintf("consumers %s to acknowledge Draining", listWords(e.st.Awaiting, 10)))
 		}
@@ -200,8 +220,11 @@ func (c *computer) entryEvents(e *entry) {
 	same := prev != nil && !e.moved && prev.CIDR == e.st.CIDR && prev.Phase == e.st.Phase
 	if e.st.InvalidReason != "" && !(same && prev.InvalidReason == e.st.InvalidReason && prev.InvalidMessage == e.st.InvalidMessage) {
 		msg := fmt.Sprintf("Range %q (%s) cannot be used: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
-		if e.st.Phase == v1alpha1.RangePhaseActive {
+		switch e.st.Phase {
+		case v1alpha1.RangePhaseActive:
 			msg = fmt.Sprintf("Active range %q (%s) conflicts: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
+		case v1alpha1.RangePhaseDraining, v1alpha1.RangePhaseReleased:
+			msg = fmt.Sprintf("%s range %q (%s) is never released: %s", e.st.Phase, e.st.Name, e.st.CIDR, e.st.InvalidMessage)
 		}
 		ev := warning(EventRangeInvalid, "Validate", msg)
 		ev.Range, ev.CIDR = e.st.Name, e.st.CIDR
@@ -231,14 +254,22 @@ func hasRejection(rs []v1alpha1.RangeRejection, r v1alpha1.RangeRejection) bool 
 func (c *computer) entryLines(e *entry, l *lines) {
 	id := fmt.Sprintf("range %q (%s)", e.st.Name, e.st.CIDR)
 	if e.st.InvalidReason != "" {
-		if e.st.Phase == v1alpha1.RangePhasePending {
-			line := fmt.Sprintf("%s cannot be used: %s", id, e.st.InvalidMessage)
+		var line string
+		switch e.st.Phase {
+		case v1alpha1.RangePhasePending:
+			line = fmt.Sprintf("%s cannot be used: %s", id, e.st.InvalidMessage)
+		case v1alpha1.RangePhaseDraining:
+			line = fmt.Sprintf("%s is Draining and never released: %s", id, e.st.InvalidMessage)
+		default:
+			l.invalid = append(l.invalid, fmt.Sprintf("%s is %s but %s", id, e.st.Phase, e.st.InvalidMessage))
+		}
+		if line != "" {
 			l.invalid = append(l.invalid, line)
 			l.blocking = append(l.blocking, line)
-		} else {
-			l.invalid = append(l.invalid, fmt.Sprintf("%s is Active but %s", id, e.st.InvalidMessage))
 		}
-		return
+		if e.st.Phase != v1alpha1.RangePhaseReleased {
+			return
+		}
 	}
 	rejected := c.requiredRejections(e)
 	for _, r := range rejected {
@@ -293,13 +324,24 @@ func (c *computer) specLines(l *lines) {
 		default:
 			continue
 		}
-		l.specIssues = append(l.specIssues, line)
-		l.blocking = append(l.blocking, line)
-		if !mentions(prevDegraded, line) {
-			ev := warning(EventRangeInvalid, "Validate", capitalize(line))
-			ev.Range = name
-			c.events = append(c.events, ev)
+		c.specIssue(l, prevDegraded, name, line)
+	}
+	for _, sh := range c.in.Shadowed {
+		if !c.in.Deleting {
+			c.specIssue(l, prevDegraded, sh.Name, sh.Message)
 		}
+	}
+}
+
+// specIssue reports a spec entry that cannot be tracked, with an event the
+// first time.
+func (c *computer) specIssue(l *lines, prevDegraded *metav1.Condition, name, line string) {
+	l.specIssues = append(l.specIssues, line)
+	l.blocking = append(l.blocking, line)
+	if !mentions(prevDegraded, line) {
+		ev := warning(EventRangeInvalid, "Validate", capitalize(line))
+		ev.Range = name
+		c.events = append(c.events, ev)
 	}
 }
 
@@ -393,6 +435,9 @@ func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
 		if len(rejected) > 0 {
 			parts = append(parts, "Rejected "+strings.Join(rejected, "; "))
 		}
+		if bad := malformedAcks(cons.Acks); len(bad) > 0 {
+			parts = append(parts, "Ignored acknowledgements whose cidr is not a canonical prefix: "+listWords(bad, 5))
+		}
 		if !cons.Required {
 			parts = append(parts, "Not required: shown but never waited for")
 		}
@@ -473,6 +518,11 @@ func ForeignPodCIDRs(podCIDRs, tracked []netip.Prefix) []netip.Prefix {
 
 func (c *computer) summary() v1alpha1.PodNetworkSummary {
 	s := v1alpha1.PodNetworkSummary{TotalRanges: int32(len(c.in.Spec))}
+	for _, sr := range c.in.Spec {
+		if c.in.Pools[sr.Name] != "" {
+			s.AutoscaledRanges++
+		}
+	}
 	for _, sr := range c.spec {
 		if e := c.entries[sr.r.Name]; e != nil && e.st.Phase == v1alpha1.RangePhaseActive && c.inSpec(e) {
 			s.ActiveRanges++
@@ -492,8 +542,20 @@ func (c *computer) summary() v1alpha1.PodNetworkSummary {
 }
 
 func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.Condition {
+	// Conditions of other types are kept, but never so many that the
+	// operator's own would overflow the list's MaxItems: the status write
+	// would be refused on every reconcile.
+	ours := []string{v1alpha1.ReadyCondition, v1alpha1.ProgressingCondition, v1alpha1.DegradedCondition,
+		v1alpha1.ReconcilingCondition, v1alpha1.StalledCondition}
 	conds := make([]metav1.Condition, 0, len(c.in.Status.Conditions)+4)
+	others := 0
 	for _, cond := range c.in.Status.Conditions {
+		if !slices.Contains(ours, cond.Type) {
+			if others >= maxConditions-len(ours) {
+				continue
+			}
+			others++
+		}
 		conds = append(conds, *cond.DeepCopy())
 	}
 	set := func(t string, status metav1.ConditionStatus, reason, message string) {
@@ -558,7 +620,7 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 	// blocks it holds; the lifecycle surfaces them because one Degraded
 	// condition must say everything that needs attention.
 	conflicts := allocationConflictLines(c.in.Status.AllocationConflicts)
-	degraded := concat(l.invalid, l.specIssues, l.rejections, l.stalls, conflicts)
+	degraded := concat(l.invalid, l.specIssues, l.rejections, l.stalls, conflicts, l.malformed)
 	switch {
 	case len(l.invalid)+len(l.specIssues) > 0:
 		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.InvalidRangesReason, joinLines(degraded))
@@ -568,6 +630,8 @@ func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.
 		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.TransitionStalledReason, joinLines(degraded))
 	case len(conflicts) > 0:
 		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.AllocationConflictReason, joinLines(degraded))
+	case len(l.malformed) > 0:
+		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.MalformedInputReason, joinLines(degraded))
 	default:
 		set(v1alpha1.DegradedCondition, metav1.ConditionFalse, v1alpha1.AsExpectedReason, "Nothing needs attention")
 	}

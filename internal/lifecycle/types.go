@@ -25,6 +25,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/declared"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 // DefaultStallAfter is how long a range may wait for a required consumer's
@@ -46,8 +48,17 @@ type Input struct {
 	// range is then treated as removed from the spec.
 	Deleting bool
 
-	// Spec is spec.ranges of the PodNetwork.
+	// Spec are the declared ranges: spec.ranges of the PodNetwork together
+	// with the autoscaler's ranges (declared.Union(...).Ranges).
 	Spec []v1alpha1.PodCIDRRange
+
+	// Pools maps each range of Spec the autoscaler holds to its pool
+	// (declared.Union(...).Pools); status.ranges[].pool shows it.
+	Pools map[string]string
+
+	// Shadowed are the entries of spec.ranges the union left out
+	// (declared.Union(...).Shadowed); Degraded names them.
+	Shadowed []declared.Shadowed
 
 	// Status is the current status of the PodNetwork: its ranges, consumer
 	// summaries and conditions are the previous state of the machine.
@@ -76,6 +87,11 @@ type Input struct {
 	// Degraded=TransitionStalled. Zero means DefaultStallAfter; a negative
 	// value disables stall detection.
 	StallAfter time.Duration
+
+	// Edits are the changes other clients made to Status that the operator
+	// has not overwritten yet (statusedit.Find on the PodNetwork's
+	// managedFields). Compute does not trust what they set: see repair.
+	Edits []statusedit.Edit
 }
 
 // Consumer is what Compute needs to know about one PodNetworkConsumer.
@@ -115,6 +131,13 @@ type Node struct {
 	// Addresses are the node's addresses (status.addresses), which must not
 	// fall inside a pod range.
 	Addresses []netip.Addr
+	// UnreadablePodCIDRs are the podCIDRs that could not be read at all
+	// (cidr.ObservePrefixes). Nothing tells which addresses they stand for,
+	// so the node counts as a holder of every Draining range.
+	UnreadablePodCIDRs []string
+	// Problems say what is wrong with the podCIDRs and addresses that could
+	// not be read, or only in a legacy format; Degraded reports them.
+	Problems []string
 }
 
 // ServiceCIDR is what Compute needs to know about one ServiceCIDR.
@@ -125,6 +148,9 @@ type ServiceCIDR struct {
 	CIDRs []netip.Prefix
 	// Deleting is true when the ServiceCIDR has a deletionTimestamp.
 	Deleting bool
+	// Problems say what is wrong with the cidrs that could not be read, or
+	// only in a legacy format; Degraded reports them.
+	Problems []string
 }
 
 // Event reasons. Each event carries the range and/or consumer it is about.
@@ -155,6 +181,13 @@ const (
 	// EventTransitionStalled (Warning): a range has waited longer than
 	// StallAfter for a required consumer.
 	EventTransitionStalled = "TransitionStalled"
+	// EventStatusEdited (Warning): another client changed the status; says
+	// what the operator did about it.
+	EventStatusEdited = "StatusEdited"
+	// EventMalformedInput (Warning): a node, a ServiceCIDR or a consumer's
+	// acknowledgements hold values the operator cannot read, or reads only
+	// in a legacy format; emitted when the problem first appears or changes.
+	EventMalformedInput = "MalformedInput"
 )
 
 // Event is an event the caller should emit (after the status write

@@ -32,15 +32,29 @@ type problem struct {
 	message string
 }
 
+// heldMessage is the invalidMessage of a range held Draining because
+// another client changed its cidr or nodeMaskSize while it was not in the
+// spec (repair).
+const heldMessage = "another client changed its cidr or nodeMaskSize in status while it was not in the spec, " +
+	"so nothing tells which prefix nodes and consumers use; it is held Draining and never released. " +
+	"Once no node uses its original prefix, remove its entry from status by hand; or add it back to the spec under its name"
+
 // validate recomputes invalidReason and invalidMessage of every tracked range.
-// Pending ranges are checked fully; Active ranges only for conflicts that can
-// appear after activation (ServiceCIDRs and node addresses), which are
-// reported but never demote them. Other phases carry no invalidReason.
+// A range whose status was edited by hand into something unusable (repair)
+// says so in any phase. Otherwise Pending ranges are checked fully; Active
+// ranges only for conflicts that can appear after activation (ServiceCIDRs
+// and node addresses), which are reported but never demote them; other
+// phases carry no invalidReason.
 func (c *computer) validate() {
 	for _, name := range c.sortedNames() {
 		e := c.entries[name]
 		var ps []problem
-		if c.inSpec(e) {
+		switch {
+		case e.held:
+			ps = []problem{{v1alpha1.RangeInvalidStatusEdited, heldMessage}}
+		case e.garbage != "":
+			ps = []problem{{v1alpha1.RangeInvalidCIDR, e.garbage + "; the status was edited by hand, so nothing tells which nodes hold blocks in the range and it is never released"}}
+		case c.inSpec(e):
 			switch e.st.Phase {
 			case v1alpha1.RangePhasePending:
 				ps = c.problems(e, true)

@@ -78,3 +78,16 @@ func TestConfigAck(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigAckNeverAnswersAHandEditedPhase: a phase another client set is
+// not acknowledged, whatever it is, until the lifecycle repaired it.
+func TestConfigAckNeverAnswersAHandEditedPhase(t *testing.T) {
+	idle := func(netip.Prefix) bool { return false }
+	for _, phase := range []v1alpha1.RangePhase{v1alpha1.RangePhasePending, v1alpha1.RangePhaseActive, v1alpha1.RangePhaseDraining, v1alpha1.RangePhaseReleased} {
+		pn := podNetwork().rng("a", "10.1.0.0/16", phase).handEdited("a", "phase").obj()
+		c := NewConfig(pn)
+		if result, _, done := c.Ack(*pn.Status.FindRange("a"), idle); done {
+			t.Errorf("%s set by hand was acknowledged %s", phase, result)
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 // DefaultRecycleDelay is spec.allocation.recycleDelaySeconds when unset (the
@@ -108,6 +109,10 @@ func NewConfig(pn *v1alpha1.PodNetwork) Config {
 	return c
 }
 
+// untrustedPhase is what Config.Phases records for a range whose status
+// another client set: no phase, so no acknowledgement matches it.
+const untrustedPhase v1alpha1.RangePhase = ""
+
 // trackedRange is a range of status NodeIPAM tracks, before the conflict
 // check.
 type trackedRange struct {
@@ -117,11 +122,20 @@ type trackedRange struct {
 
 // trackedRanges parses the status ranges NodeIPAM tracks, recording the ones
 // it cannot parse or split in Unusable.
+//
+// A range whose phase, cidr or nodeMaskSize another client set, or that
+// another client added (statusedit.Find), is not the lifecycle's word: until
+// the lifecycle has repaired it, NodeIPAM tracks it inactive (nodes' blocks
+// in it stay reserved, nothing is allocated from it), whatever phase it
+// shows, and acknowledges none of its phases.
 func (c *Config) trackedRanges(pn *v1alpha1.PodNetwork) []trackedRange {
+	edits := statusedit.ByRange(statusedit.Find(pn.ManagedFields))
 	var out []trackedRange
 	for i := range pn.Status.Ranges {
 		rs := &pn.Status.Ranges[i]
-		if rs.Phase == v1alpha1.RangePhaseReleased || !v1alpha1.NeedsAck(rs) {
+		re := edits[rs.Name]
+		untrusted := re.Phase || re.Identity || re.Added
+		if !untrusted && (rs.Phase == v1alpha1.RangePhaseReleased || !v1alpha1.NeedsAck(rs)) {
 			continue
 		}
 		p, err := cidr.ParseCanonical(rs.CIDR)
@@ -137,10 +151,14 @@ func (c *Config) trackedRanges(pn *v1alpha1.PodNetwork) []trackedRange {
 			c.Unusable[rs.Name] = err.Error()
 			continue
 		}
-		out = append(out, trackedRange{
+		t := trackedRange{
 			spec:  allocator.RangeSpec{Name: rs.Name, Prefix: p, NodeMaskSize: mask, Active: rs.Phase == v1alpha1.RangePhaseActive},
 			phase: rs.Phase,
-		})
+		}
+		if untrusted {
+			t.spec.Active, t.phase = false, untrustedPhase
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -122,6 +122,21 @@ func TestNewConfig(t *testing.T) {
 			wantDelay:  DefaultRecycleDelay, wantPolicy: allocator.Wait,
 		},
 		{
+			name: "ranges whose status another client set are tracked inactive until the lifecycle repaired them",
+			pn: podNetwork().
+				rng("edited-active", "10.1.0.0/16", v1alpha1.RangePhaseActive).
+				rng("edited-released", "10.2.0.0/16", v1alpha1.RangePhaseReleased).
+				rng("ok", "10.3.0.0/16", v1alpha1.RangePhaseActive).
+				handEdited("edited-active", "phase").handEdited("edited-released", "phase").obj(),
+			wantRanges: []allocator.RangeSpec{
+				{Name: "edited-active", Prefix: mp("10.1.0.0/16"), NodeMaskSize: 24},
+				{Name: "edited-released", Prefix: mp("10.2.0.0/16"), NodeMaskSize: 24},
+				{Name: "ok", Prefix: mp("10.3.0.0/16"), NodeMaskSize: 24, Active: true},
+			},
+			wantCandidates: []string{"ok"},
+			wantDelay:      DefaultRecycleDelay, wantPolicy: allocator.Wait,
+		},
+		{
 			name: "selector errors are reported, the range stays a candidate",
 			pn: podNetwork().
 				rng("a", "10.0.0.0/16", v1alpha1.RangePhaseActive, selector(terms(exprs(req("zone", "Near", "a"))))).

@@ -17,7 +17,9 @@ limitations under the License.
 package nodeipam
 
 import (
+	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,6 +64,19 @@ func (b *pnBuilder) policy(delaySeconds int32, when v1alpha1.WhenExhaustedPolicy
 }
 
 func (b *pnBuilder) obj() *v1alpha1.PodNetwork { return &b.pn }
+
+// handEdited records in managedFields that kubectl edit set fields of the
+// status entry of range name, as the apiserver would.
+func (b *pnBuilder) handEdited(name string, fields ...string) *pnBuilder {
+	var fs []string
+	for _, f := range fields {
+		fs = append(fs, fmt.Sprintf(`"f:%s":{}`, f))
+	}
+	raw := fmt.Sprintf(`{"f:status":{"f:ranges":{"k:{\"name\":\"%s\"}":{%s}}}}`, name, strings.Join(fs, ","))
+	b.pn.ManagedFields = append(b.pn.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl-edit", Operation: metav1.ManagedFieldsOperationUpdate,
+		Subresource: "status", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}})
+	return b
+}
 
 func mask(n int32) func(*v1alpha1.PodCIDRRange, *v1alpha1.RangeStatus) {
 	return func(sr *v1alpha1.PodCIDRRange, rs *v1alpha1.RangeStatus) {

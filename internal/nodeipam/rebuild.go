@@ -47,6 +47,20 @@ type Rebuild struct {
 	record *issuedRecord
 	// fromRecord counts the blocks ApplyRecord quarantined.
 	fromRecord int
+	// quarantineIgnored counts the quarantine entries not restored as
+	// written (QuarantineEntries).
+	quarantineIgnored int
+	podCIDRProblems   []NodePodCIDRProblems
+}
+
+// NodePodCIDRProblems is a node whose podCIDRs could not all be read, or
+// only in a legacy format (cidr.ObservePrefixes).
+type NodePodCIDRProblems struct {
+	Node string
+	UID  types.UID
+	// PodCIDRs are the podCIDRs that could be read, as Kubernetes reads them.
+	PodCIDRs []netip.Prefix
+	Problems []string
 }
 
 // NewRebuild starts a rebuild from the PodNetwork (nil when there is none).
@@ -65,10 +79,16 @@ func NewRebuild(pn *v1alpha1.PodNetwork) (*Rebuild, error) {
 	return r, nil
 }
 
-// AddNode reserves a node's podCIDRs (node.spec.podCIDRs, unparsed). Nodes
-// without podCIDRs are skipped.
+// AddNode reserves a node's podCIDRs (node.spec.podCIDRs, unparsed), read
+// as Kubernetes reads them; the ones that cannot be read, or only in a
+// legacy format, are listed in the summary. Nodes without podCIDRs are
+// skipped.
 func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
-	cidrs := cidr.ParseObserved(podCIDRs)
+	read := cidr.ObservePrefixes(podCIDRs)
+	if len(read.Problems) > 0 {
+		r.podCIDRProblems = append(r.podCIDRProblems, NodePodCIDRProblems{Node: name, UID: uid, PodCIDRs: read.Prefixes, Problems: read.Problems})
+	}
+	cidrs := read.Prefixes
 	if len(cidrs) == 0 {
 		return nil
 	}
@@ -83,12 +103,16 @@ func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
 }
 
 // RestoreQuarantine restores the quarantine the PodNetwork (nil when there
-// is none) reports. It should be read from the API server, not the cache,
-// so blocks freed just before a failover stay quarantined.
-func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork) {
-	if pn != nil {
-		r.alloc.RestoreQuarantine(QuarantineEntries(pn.Status.Quarantine))
+// is none) reports, as QuarantineEntries reads it at now. It should be read
+// from the API server, not the cache, so blocks freed just before a failover
+// stay quarantined.
+func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork, now time.Time) {
+	if pn == nil {
+		return
 	}
+	entries, ignored := QuarantineEntries(pn.Status.Quarantine, now)
+	r.alloc.RestoreQuarantine(entries)
+	r.quarantineIgnored = ignored
 }
 
 // ApplyRecord quarantines, freed at now, every block of the issued-block
@@ -146,13 +170,20 @@ type RebuildSummary struct {
 	// QuarantinedFromRecord counts the blocks quarantined because the
 	// issued-block record has them and nothing else said they were free.
 	QuarantinedFromRecord int
-	Ranges                int
+	// QuarantineIgnored counts the entries of status.quarantine that were
+	// not restored as written: a cidr that is not a canonical prefix, or a
+	// freedAt in the future (status edited by hand).
+	QuarantineIgnored int
+	Ranges            int
 	// Conflicts are the overlapping podCIDRs of node pairs: another
 	// allocator is or was at work.
 	Conflicts []Conflict
 	// Problems are the ranges NodeIPAM cannot use and the invalid
 	// nodeSelectors.
 	Problems []ConfigProblem
+	// PodCIDRProblems are the nodes whose podCIDRs could not all be read,
+	// or only in a legacy format.
+	PodCIDRProblems []NodePodCIDRProblems
 }
 
 // finish checks the reserved podCIDRs for overlaps once every node was
@@ -165,8 +196,10 @@ func (r *Rebuild) finish() RebuildSummary {
 		OutsideEveryRange:     len(r.alloc.Unmanaged()),
 		Quarantined:           len(r.alloc.Quarantine()),
 		QuarantinedFromRecord: r.fromRecord,
+		QuarantineIgnored:     r.quarantineIgnored,
 		Ranges:                len(r.cfg.Ranges),
 		Conflicts:             r.conflicts,
 		Problems:              ConfigProblems(&Config{}, &r.cfg),
+		PodCIDRProblems:       r.podCIDRProblems,
 	}
 }

@@ -18,7 +18,6 @@ package nodeipam
 
 import (
 	"cmp"
-	"net/netip"
 	"slices"
 	"time"
 
@@ -27,6 +26,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
+	"podnetwork.io/operator/internal/cidr"
 )
 
 // MaxReportedConflicts is how many allocation conflicts the PodNetwork
@@ -108,18 +108,28 @@ func QuarantineStatus(entries []allocator.QuarantineEntry, delay time.Duration, 
 	return out
 }
 
-// QuarantineEntries parses status.quarantine for allocator.RestoreQuarantine,
-// skipping entries that do not parse.
-func QuarantineEntries(qs []v1alpha1.QuarantinedBlock) []allocator.QuarantineEntry {
-	out := make([]allocator.QuarantineEntry, 0, len(qs))
+// QuarantineEntries parses status.quarantine for allocator.RestoreQuarantine.
+// NodeIPAM writes only canonical node blocks freed in the past, so anything
+// else was written by hand and is not trusted: an entry whose cidr is not a
+// canonical prefix is dropped, and a freedAt after now becomes now (a block
+// cannot have been freed later, and now keeps it quarantined a whole delay,
+// never less). ignored counts the entries dropped or changed.
+func QuarantineEntries(qs []v1alpha1.QuarantinedBlock, now time.Time) (out []allocator.QuarantineEntry, ignored int) {
+	out = make([]allocator.QuarantineEntry, 0, len(qs))
 	for _, q := range qs {
-		p, err := netip.ParsePrefix(q.CIDR)
+		p, err := cidr.ParseCanonical(q.CIDR)
 		if err != nil {
+			ignored++
 			continue
 		}
-		out = append(out, allocator.QuarantineEntry{Prefix: p.Masked(), FreedAt: ptr.Deref(q.FreedAt, metav1.Time{}).Time})
+		at := ptr.Deref(q.FreedAt, metav1.Time{}).Time
+		if at.After(now) {
+			at = now
+			ignored++
+		}
+		out = append(out, allocator.QuarantineEntry{Prefix: p, FreedAt: at})
 	}
-	return out
+	return out, ignored
 }
 
 // NextExpiry returns how long after now the first quarantined block becomes

@@ -18,6 +18,7 @@ package nodeipam
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,9 +103,9 @@ func TestQuarantineStatus(t *testing.T) {
 			t.Fatalf("entry %d = %s, want %s (oldest dropped first)", i, s, want[i])
 		}
 	}
-	back := QuarantineEntries(append(got, v1alpha1.QuarantinedBlock{CIDR: "garbage"}))
-	if len(back) != 3 || back[1].Prefix != mp("10.0.3.0/24") || !back[1].FreedAt.Equal(t0.Add(31*time.Second)) {
-		t.Fatalf("QuarantineEntries = %v", back)
+	back, ignored := QuarantineEntries(got, now)
+	if len(back) != 3 || ignored != 0 || back[1].Prefix != mp("10.0.3.0/24") || !back[1].FreedAt.Equal(t0.Add(31*time.Second)) {
+		t.Fatalf("QuarantineEntries = %v, %d ignored", back, ignored)
 	}
 	if d, ok := NextExpiry(entries, delay, now); !ok || d != 25*time.Second {
 		t.Fatalf("NextExpiry = %v, %v; want 25s", d, ok)
@@ -112,4 +113,35 @@ func TestQuarantineStatus(t *testing.T) {
 	if _, ok := NextExpiry(entries, delay, t0.Add(time.Hour)); ok {
 		t.Fatal("NextExpiry after every delay reports an expiry")
 	}
+}
+
+// TestQuarantineEntriesDistrustsHandEdits reads status.quarantine edited
+// by hand: what NodeIPAM never writes is dropped or made safe, and counted.
+func TestQuarantineEntriesDistrustsHandEdits(t *testing.T) {
+	now := t0.Add(time.Hour)
+	tests := []struct {
+		name    string
+		in      v1alpha1.QuarantinedBlock
+		want    []allocator.QuarantineEntry
+		ignored int
+	}{
+		{name: "as NodeIPAM writes it", in: qb("10.0.1.0/24", t0), want: []allocator.QuarantineEntry{{Prefix: mp("10.0.1.0/24"), FreedAt: t0}}},
+		{name: "garbage", in: qb("garbage", t0), ignored: 1},
+		{name: "not canonical", in: qb("10.0.1.7/24", t0), ignored: 1},
+		{name: "IPv4-mapped", in: qb("::ffff:10.0.1.0/120", t0), ignored: 1},
+		{name: "freed in the future: quarantined from now", in: qb("10.0.1.0/24", now.Add(1000*time.Hour)),
+			want: []allocator.QuarantineEntry{{Prefix: mp("10.0.1.0/24"), FreedAt: now}}, ignored: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ignored := QuarantineEntries([]v1alpha1.QuarantinedBlock{tt.in}, now)
+			if !slices.Equal(got, tt.want) || ignored != tt.ignored {
+				t.Fatalf("QuarantineEntries = %v, %d ignored; want %v, %d", got, ignored, tt.want, tt.ignored)
+			}
+		})
+	}
+}
+
+func qb(cidr string, freedAt time.Time) v1alpha1.QuarantinedBlock {
+	return v1alpha1.QuarantinedBlock{CIDR: cidr, FreedAt: ptr.To(metav1.NewTime(freedAt))}
 }

@@ -64,7 +64,7 @@ func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.RestoreQuarantine(pn)
+	r.RestoreQuarantine(pn, t0)
 	for _, n := range listed {
 		if err := r.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
 			t.Fatal(err)

@@ -214,6 +214,10 @@ type Observation struct {
 	// podCIDRs: the caller writes it soon (not before anything else: the
 	// node has them already).
 	RecordPending bool
+	// Problems say which podCIDRs could not be read, or only in a legacy
+	// format (cidr.ObservePrefixes): what could be read is reserved as
+	// Kubernetes reads it; what could not reserves nothing.
+	Problems []string
 }
 
 // Observe records the podCIDRs a node has. podCIDRs NodeIPAM wrote confirm
@@ -223,7 +227,8 @@ type Observation struct {
 // flight with other blocks was certainly not stored (podCIDRs cannot
 // change), so those blocks go back to the pool.
 func (s *State) Observe(node *corev1.Node) Observation {
-	cidrs := cidr.ParseObserved(node.Spec.PodCIDRs)
+	read := cidr.ObservePrefixes(node.Spec.PodCIDRs)
+	cidrs := read.Prefixes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec, known := s.nodes[node.Name]
@@ -246,7 +251,7 @@ func (s *State) Observe(node *corev1.Node) Observation {
 	delete(s.waiting, node.Name)
 	delete(s.firstSeen, node.Name)
 	s.backoff.Forget(node.Name)
-	out := Observation{Changed: true, PodCIDRs: cidrs, Adopted: !ours, RecordPending: s.coverLocked(cidrs)}
+	out := Observation{Changed: true, PodCIDRs: cidrs, Adopted: !ours, RecordPending: s.coverLocked(cidrs), Problems: read.Problems}
 	if !ours {
 		out.Conflicts = s.conflictsLocked(node.Name, cidrs)
 		for _, c := range out.Conflicts {

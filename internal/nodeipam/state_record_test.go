@@ -187,7 +187,7 @@ func TestRebuildQuarantinesFromRecord(t *testing.T) {
 			r, err := NewRebuild(pn)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(r.AddNode("a", "uid-a", []string{"10.0.0.0/26"})).To(Succeed())
-			r.RestoreQuarantine(pn)
+			r.RestoreQuarantine(pn, t0)
 			err = r.ApplyRecord(tt.record, t0)
 			g.Expect(errors.Is(err, ErrRecordCorrupt)).To(Equal(tt.wantRecordErr), "got %v", err)
 			g.Expect(setStrings(r.ClaimRecord())).To(Equal(tt.wantClaim))

@@ -96,10 +96,20 @@ func TestStateAdoption(t *testing.T) {
 			wantHeld: map[string][]string{"a": {"10.0.0.192/26"}},
 		},
 		{
-			name:     "unparseable podCIDRs are skipped",
-			node:     node("a", "10.0.0.64/26", "not-a-cidr"),
-			want:     Observation{Changed: true, PodCIDRs: mps("10.0.0.64/26"), Adopted: true, RecordPending: true},
+			name: "unreadable podCIDRs reserve nothing, and are reported",
+			node: node("a", "10.0.0.64/26", "not-a-cidr"),
+			want: Observation{Changed: true, PodCIDRs: mps("10.0.0.64/26"), Adopted: true, RecordPending: true,
+				Problems: []string{`"not-a-cidr" is not a CIDR`}},
 			wantHeld: map[string][]string{"a": {"10.0.0.64/26"}},
+		},
+		{
+			// What kube-apiserver accepted before StrictIPCIDRValidation:
+			// the block Kubernetes means is never handed to another node.
+			name: "a podCIDR with leading zeros is reserved as Kubernetes reads it, and reported",
+			node: node("a", "010.0.0.128/26"),
+			want: Observation{Changed: true, PodCIDRs: mps("10.0.0.128/26"), Adopted: true, RecordPending: true,
+				Problems: []string{`"010.0.0.128/26" has leading zeros, which Kubernetes reads as 10.0.0.128/26 but programs that read them as octal do not`}},
+			wantHeld: map[string][]string{"a": {"10.0.0.128/26"}},
 		},
 	}
 	for _, tt := range tests {
@@ -379,4 +389,32 @@ func TestStateUnavailable(t *testing.T) {
 			g.Expect(retry).To(Equal(tt.wantRetry))
 		})
 	}
+}
+
+// TestLegacyPodCIDRIsNeverFreeSpace: a podCIDR written in the legacy format
+// kube-apiserver accepted before StrictIPCIDRValidation holds its block
+// like any other; no other node is given it.
+func TestLegacyPodCIDRIsNeverFreeSpace(t *testing.T) {
+	g := NewWithT(t)
+	f := openState(t, smallNet(), node("old", "010.0.0.128/26"))
+	var got []string
+	for _, n := range []string{"b", "c", "d"} {
+		got = append(got, f.allocate(n)...)
+	}
+	g.Expect(got).To(ConsistOf("10.0.0.0/26", "10.0.0.64/26", "10.0.0.192/26"))
+	_, err := f.state.Allocate(node("e"))
+	g.Expect(err).To(HaveOccurred(), "the four blocks are taken")
+}
+
+// TestRebuildListsUnreadablePodCIDRs: the rebuild reads legacy podCIDRs as
+// Kubernetes does and lists every node whose podCIDRs it could not all read
+// plainly, for the controller to report.
+func TestRebuildListsUnreadablePodCIDRs(t *testing.T) {
+	g := NewWithT(t)
+	f := openState(t, smallNet(), node("ok", "10.0.0.0/26"), node("legacy", "010.0.0.64/26"), node("broken", "not-a-cidr"))
+	g.Expect(f.sum.PodCIDRProblems).To(HaveExactElements(
+		And(HaveField("Node", "legacy"), HaveField("PodCIDRs", mps("10.0.0.64/26")), HaveField("Problems", ConsistOf(ContainSubstring("leading zeros")))),
+		And(HaveField("Node", "broken"), HaveField("PodCIDRs", BeEmpty()), HaveField("Problems", ConsistOf(`"not-a-cidr" is not a CIDR`))),
+	))
+	g.Expect(f.holdings()).To(Equal(map[string][]string{"ok": {"10.0.0.0/26"}, "legacy": {"10.0.0.64/26"}}))
 }

@@ -46,6 +46,9 @@ import (
 
 const crdDir = "../../config/crd/bases"
 
+// crdFiles are every CRD of the repository.
+var crdFiles = []string{"podnetwork.io_podnetworks.yaml", "podnetwork.io_podnetworkconsumers.yaml", "podnetwork.io_autoscaledrangesets.yaml"}
+
 func loadCRD(t *testing.T, file string) *apiextensions.CustomResourceDefinition {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(crdDir, file))
@@ -78,7 +81,7 @@ func structuralSchema(t *testing.T, crd *apiextensions.CustomResourceDefinition)
 }
 
 func TestCRDsPassAPIServerValidation(t *testing.T) {
-	for _, file := range []string{"podnetwork.io_podnetworks.yaml", "podnetwork.io_podnetworkconsumers.yaml"} {
+	for _, file := range crdFiles {
 		t.Run(file, func(t *testing.T) {
 			g := NewWithT(t)
 			crd := loadCRD(t, file)
@@ -90,7 +93,7 @@ func TestCRDsPassAPIServerValidation(t *testing.T) {
 // TestCELCostEstimates logs the static cost of every rule and checks it stays
 // well under the per-expression limit, multiplied by how often it can run.
 func TestCELCostEstimates(t *testing.T) {
-	for _, file := range []string{"podnetwork.io_podnetworks.yaml", "podnetwork.io_podnetworkconsumers.yaml"} {
+	for _, file := range crdFiles {
 		crd := loadCRD(t, file)
 		s := structuralSchema(t, crd)
 		var total uint64

@@ -60,7 +60,7 @@ func (d *demo) story(ctx context.Context) error {
 		return fmt.Errorf("invariant check failed: %w", err)
 	}
 	say("invariants hold: no two nodes have overlapping podCIDRs and every podCIDR lies in a range that was Active")
-	say("done: a range was added and filled, a second one added, and the first retired once its nodes were replaced")
+	say("done: a range was added and filled, a second one added, the first retired once its nodes were replaced, and the pool grew the network by itself before any node waited")
 	return nil
 }
 
@@ -145,7 +145,8 @@ func (d *demo) showMetrics(ctx context.Context) {
 		url, scraperNamespace, scraperName)
 	for _, line := range strings.Split(body, "\n") {
 		if strings.HasPrefix(line, "podnetwork_range_blocks") || strings.HasPrefix(line, "podnetwork_range_transitions_total") ||
-			strings.HasPrefix(line, "podnetwork_cidr_not_available_total") {
+			strings.HasPrefix(line, "podnetwork_cidr_not_available_total") || strings.HasPrefix(line, "podnetwork_autoscaler_pool_exhaustion_seconds") ||
+			strings.HasPrefix(line, "podnetwork_autoscaler_steps_total") {
 			fmt.Println("          " + line)
 		}
 	}

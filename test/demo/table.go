@@ -33,7 +33,7 @@ import (
 // holding blocks of a Draining range.
 func printRanges(pn *v1alpha1.PodNetwork) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "          RANGE\tCIDR\tPHASE\tFOR\tAWAITING\tBLOCKS USED/ALL\tHOLDERS")
+	fmt.Fprintln(w, "          RANGE\tCIDR\tPHASE\tFOR\tAWAITING\tBLOCKS USED/ALL\tHOLDERS\tADDED BY")
 	for _, rs := range pn.Status.Ranges {
 		awaiting := strings.Join(rs.Awaiting, ",")
 		if awaiting == "" {
@@ -57,7 +57,11 @@ func printRanges(pn *v1alpha1.PodNetwork) {
 		if !rs.PhaseSince.IsZero() {
 			since = time.Since(rs.PhaseSince.Time).Truncate(time.Second).String()
 		}
-		fmt.Fprintf(w, "          %s\t%s\t%s\t%s\t%s\t%s\t%s\n", rs.Name, rs.CIDR, rs.Phase, since, awaiting, usage, holders)
+		by := "admin"
+		if rs.Pool != "" {
+			by = "pool " + rs.Pool
+		}
+		fmt.Fprintf(w, "          %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", rs.Name, rs.CIDR, rs.Phase, since, awaiting, usage, holders, by)
 	}
 	if len(pn.Status.Ranges) == 0 {
 		fmt.Fprintln(w, "          (no range tracked)")

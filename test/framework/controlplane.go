@@ -42,6 +42,9 @@ type ControlPlaneOptions struct {
 	Scheduler bool
 	// Kwok, when set, runs kwok.
 	Kwok *cluster.KwokOptions
+	// APIServerArgs are extra kube-apiserver flags (name → value), for
+	// example feature gates that let older formats through.
+	APIServerArgs map[string]string
 }
 
 // ControlPlane is a running local control plane with an admin client.
@@ -57,7 +60,7 @@ type ControlPlane struct {
 // StartControlPlane starts etcd and kube-apiserver with the CRDs of the
 // repository's config/crd/bases, and what opts asks for.
 func StartControlPlane(opts ControlPlaneOptions) (*ControlPlane, error) {
-	copts := cluster.Options{BindAddress: opts.BindAddress}
+	copts := cluster.Options{BindAddress: opts.BindAddress, APIServerArgs: opts.APIServerArgs}
 	if !opts.WithoutCRDs {
 		root, err := cluster.RepoRoot()
 		if err != nil {

@@ -18,8 +18,10 @@ limitations under the License.
 // control plane with the CRDs and an admin client (ControlPlane), the
 // operator and consumers running in-process (StartOperator, StartManager,
 // Process), object builders in one style (PodNetwork, Range, Consumer,
-// Node), the getters specs poll (API) and a recorder of every change the
-// specs' invariant checks read afterwards (Recorder).
+// Node), the getters specs poll (API), a recorder of every change the
+// specs' invariant checks read afterwards (Recorder), and malformed writes
+// the apiserver lets through (Injections and the functions beside it in
+// badinput.go), for the bad-input suite and chaos storms.
 //
 // The functions that return errors work outside ginkgo too (the demo uses
 // them); those documented "in a spec" assert with gomega.

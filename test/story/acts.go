@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	nodeipamctrl "podnetwork.io/operator/controllers/nodeipam"
@@ -31,7 +32,7 @@ import (
 
 // Acts is the story, in order.
 func Acts(e *Env) []Act {
-	return []Act{activate(e), fill(e), retire()}
+	return []Act{activate(e), fill(e), retire(), autoscale()}
 }
 
 // activate: one small range goes Pending → Active; nodes join and get blocks.
@@ -153,4 +154,43 @@ func replaceHolders(e *Env) error {
 		}
 	}
 	return nil
+}
+
+// autoscale: the admin declares a pool; nodes keep joining and the pool
+// grows the network by itself, the new range Active before any node waits.
+func autoscale() Act {
+	total := firstBlocks + waitingNodes
+	return Act{
+		Title: "grows the pod network by itself from a pool, the new range Active before any node waits",
+		Steps: []Step{{
+			Title: fmt.Sprintf("the admin lets the operator grow %q from the pool %q %s (mode Auto: grow below 30%% free blocks, forecast included)",
+				SecondRange, AutoscalePool, AutoscalePoolCIDR),
+			Do: func(e *Env) error {
+				return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+					pn, err := e.API.PodNetwork()
+					if err != nil {
+						return err
+					}
+					pn.Spec.Autoscaling = v1alpha1.PodNetworkAutoscaling{Mode: v1alpha1.AutoscalingAuto, Pools: []v1alpha1.AutoscalingPool{{
+						Name: AutoscalePool, CIDR: AutoscalePoolCIDR, RangePrefixLength: 18, NodeMaskSize: 24,
+						Grow: v1alpha1.GrowThreshold{FreePercentBelow: 30},
+					}}}
+					return e.API.Update(e.API.Ctx, pn)
+				})
+			},
+			Checks: []Check{{What: "the pool reports its forecast", Holds: poolReported(AutoscalePool), Detail: poolMessage(AutoscalePool),
+				Says: fmt.Sprintf("the pool %q reports what it sees and forecasts (kubectl get pn default -o wide):", AutoscalePool)}},
+		}, {
+			Title: fmt.Sprintf("%d more nodes join, one every %s", growNodes, growInterval),
+			Do:    func(e *Env) error { return e.AddNodesEvery("grow", 0, growNodes, growInterval) },
+			Checks: []Check{
+				{What: "every node has a podCIDR", Holds: nodesWithPodCIDRs(total + growNodes)},
+				{What: "a range the pool added is Active", Mode: Now, Holds: autoscaledActive(AutoscalePool), Detail: autoscaledEvents,
+					Says: fmt.Sprintf("the pool expanded %q by a supernet it added, which every consumer accepted before it became Active:", SecondRange)},
+				{What: "no node waited for a block (no CIDRNotAvailable)", Mode: Now, Holds: noNodeWaited("grow-"),
+					Says: fmt.Sprintf("all %d nodes got a block at once: the new range was Active before any node had to wait", growNodes)},
+				{What: SecondRange + " is covered by the autoscaled range", Mode: Now, Holds: coveredByPool(SecondRange, AutoscalePool)},
+			},
+		}},
+	}
 }

@@ -19,6 +19,7 @@ package story
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -115,4 +116,85 @@ func readyCondition(e *Env) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("Ready=%s (%s): %s", c.Status, c.Reason, c.Message)}
+}
+
+// poolStatus returns the autoscaler's report on a pool, nil when absent.
+func poolStatus(e *Env, pool string) *v1alpha1.AutoscalingPoolStatus {
+	pn, err := e.API.PodNetwork()
+	if err != nil || pn.Status.Autoscaling == nil {
+		return nil
+	}
+	for i := range pn.Status.Autoscaling.Pools {
+		if p := &pn.Status.Autoscaling.Pools[i]; p.Name == pool {
+			return p
+		}
+	}
+	return nil
+}
+
+func poolReported(pool string) func(*Env) error {
+	return func(e *Env) error {
+		if p := poolStatus(e, pool); p == nil || p.CapacityBlocks == nil {
+			return fmt.Errorf("pool %q not reported yet: %+v", pool, p)
+		}
+		return nil
+	}
+}
+
+// poolMessage describes a pool's state.
+func poolMessage(pool string) func(*Env) []string {
+	return func(e *Env) []string {
+		p := poolStatus(e, pool)
+		if p == nil {
+			return nil
+		}
+		return []string{fmt.Sprintf("%s: %s", p.State, p.Message)}
+	}
+}
+
+func autoscaledActive(pool string) func(*Env) error {
+	return func(e *Env) error {
+		pn, err := e.API.PodNetwork()
+		if err != nil {
+			return err
+		}
+		for _, rs := range pn.Status.Ranges {
+			if rs.Pool == pool && rs.Phase == v1alpha1.RangePhaseActive {
+				return nil
+			}
+		}
+		return fmt.Errorf("no range of pool %q is Active: %+v", pool, pn.Status.Ranges)
+	}
+}
+
+func noNodeWaited(prefix string) func(*Env) error {
+	return func(e *Env) error {
+		for _, ev := range e.API.Events("Node") {
+			if ev.Reason == "CIDRNotAvailable" && strings.HasPrefix(ev.Regarding.Name, prefix) {
+				return fmt.Errorf("node %s waited: %s", ev.Regarding.Name, ev.Note)
+			}
+		}
+		return nil
+	}
+}
+
+func coveredByPool(name, pool string) func(*Env) error {
+	return func(e *Env) error {
+		by := e.API.RangeStatus(name).CoveredBy
+		if by == "" || e.API.RangeStatus(by).Pool != pool {
+			return fmt.Errorf("range %q is covered by %q, want a range of pool %q", name, by, pool)
+		}
+		return nil
+	}
+}
+
+// autoscaledEvents returns the notes of the RangeAutoscaled events.
+func autoscaledEvents(e *Env) []string {
+	var out []string
+	for _, ev := range e.API.Events("PodNetwork") {
+		if ev.Reason == v1alpha1.RangeAutoscaledEvent {
+			out = append(out, fmt.Sprintf("%s %s: %s", ev.Type, ev.Reason, ev.Note))
+		}
+	}
+	return out
 }

@@ -45,6 +45,14 @@ const (
 	waitingNodes = 4
 	// namedHolders is how many holders a range's status names.
 	namedHolders = 20
+
+	// AutoscalePool is the autoscaling pool of the last act, around the
+	// second range (the first range's space is purged by then).
+	AutoscalePool     = "pods"
+	AutoscalePoolCIDR = "10.100.0.0/16"
+	// growNodes join, one every growInterval, once the pool is on.
+	growNodes    = 40
+	growInterval = 250 * time.Millisecond
 )
 
 // Env is what the story drives.
@@ -88,6 +96,27 @@ func (e *Env) NewPlugin(cfg *rest.Config, delay time.Duration) (ctrl.Manager, er
 // index gives each a node address outside every pod range.
 func (e *Env) AddNodes(prefix string, from, count int) error {
 	for i := from; i < from+count; i++ {
+		if err := e.API.Create(e.API.Ctx, node(fmt.Sprintf("%s-%02d", prefix, i), i)); err != nil {
+			return fmt.Errorf("creating node: %w", err)
+		}
+	}
+	return nil
+}
+
+// AddNodesEvery creates count nodes named <prefix>-<i>, one every
+// interval, as nodes join a growing cluster; index gives each a node
+// address outside every pod range.
+func (e *Env) AddNodesEvery(prefix string, from, count int, interval time.Duration) error {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for i := from; i < from+count; i++ {
+		if i > from {
+			select {
+			case <-tick.C:
+			case <-e.API.Ctx.Done():
+				return e.API.Ctx.Err()
+			}
+		}
 		if err := e.API.Create(e.API.Ctx, node(fmt.Sprintf("%s-%02d", prefix, i), i)); err != nil {
 			return fmt.Errorf("creating node: %w", err)
 		}

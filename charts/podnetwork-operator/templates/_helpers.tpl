@@ -79,6 +79,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - --node-ipam-status-interval={{ .Values.nodeIPAM.statusInterval }}
 - --node-ipam-primary-ip-family={{ .Values.nodeIPAM.primaryIPFamily }}
 - --node-ipam-record-namespace={{ .Release.Namespace }}
+- --enable-autoscaler={{ .Values.autoscaler.enabled }}
+- --autoscaler-status-interval={{ .Values.autoscaler.statusInterval }}
 - --enable-kube-proxy-adapter={{ .Values.adapters.kubeProxy.enabled }}
 - --kube-proxy-configmap={{ .Values.adapters.kubeProxy.configMap }}
 - --kube-proxy-configmap-key={{ .Values.adapters.kubeProxy.configMapKey }}

@@ -33,8 +33,10 @@ var Rules = adapters.Rules{Subject: "kube-proxy's clusterCIDR"}
 
 // Plan decides kube-proxy's configuration file for the current ranges. In
 // detectLocalMode ClusterCIDR (or unset) clusterCIDR becomes the covering
-// prefixes of the accepted ranges; in the other modes nothing changes and
-// Plan says why. current must parse as a KubeProxyConfiguration.
+// prefixes of the accepted ranges, and a current clusterCIDR kube-proxy
+// refuses (CheckClusterCIDR) is reported in Invalid; in the other modes,
+// where kube-proxy does not read clusterCIDR, nothing changes and Plan says
+// why. current must parse as a KubeProxyConfiguration.
 func Plan(current string, in adapters.Input) (adapters.Plan, error) {
 	cfg, err := Parse(current)
 	if err != nil {
@@ -57,7 +59,11 @@ func Plan(current string, in adapters.Input) (adapters.Plan, error) {
 	if value == "" {
 		summary = `clusterCIDR ""`
 	}
-	return adapters.Plan{Config: out, Summary: summary, Decision: d}, nil
+	plan := adapters.Plan{Config: out, Summary: summary, Decision: d}
+	if err := CheckClusterCIDR(cfg.ClusterCIDR); err != nil {
+		plan.Invalid = fmt.Sprintf("clusterCIDR %q is refused by kube-proxy, which exits at start: %v", cfg.ClusterCIDR, err)
+	}
+	return plan, nil
 }
 
 // ClusterCIDR formats covering prefixes the way kube-proxy reads them: IPv4

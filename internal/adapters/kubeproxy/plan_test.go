@@ -36,6 +36,7 @@ func TestPlan(t *testing.T) {
 		wantCIDR    string   // clusterCIDR of the planned config
 		independent string   // substring of RangeIndependent
 		rejected    string   // name of a rejected range
+		invalid     string   // substring of Plan.Invalid
 		wantErr     string
 	}{
 		{name: "unset mode manages clusterCIDR", config: kubeadm, ranges: []string{"a=10.244.0.0/16", "+b=10.245.0.0/16"}, wantCIDR: "10.244.0.0/15"},
@@ -45,6 +46,11 @@ func TestPlan(t *testing.T) {
 		{name: "NodeCIDR mode is range independent", config: withMode("NodeCIDR"), ranges: []string{"+a=10.0.0.0/16"}, independent: "NodeCIDR"},
 		{name: "BridgeInterface mode is range independent", config: strings.Replace(withMode("BridgeInterface"), `bridgeInterface: ""`, "bridgeInterface: cni0", 1), independent: `bridge "cni0"`},
 		{name: "InterfaceNamePrefix mode is range independent", config: strings.Replace(withMode("InterfaceNamePrefix"), `interfaceNamePrefix: ""`, "interfaceNamePrefix: veth", 1), independent: `"veth"*`},
+		{name: "a clusterCIDR kube-proxy refuses is reported and replaced", config: read(t, "dualstack-space.refused.yaml"),
+			ranges: []string{"v4=10.244.0.0/16", "v6=fd00:10:244::/56"}, wantCIDR: "10.244.0.0/16,fd00:10:244::/56",
+			invalid: `clusterCIDR "10.244.0.0/16, fd00:10:244::/56" is refused by kube-proxy, which exits at start: " fd00:10:244::/56" is not a CIDR: kube-proxy does not trim spaces`},
+		{name: "a garbage clusterCIDR is reported and replaced", config: strings.Replace(kubeadm, "clusterCIDR: 10.244.0.0/16", "clusterCIDR: pods", 1),
+			ranges: []string{"a=10.244.0.0/16"}, wantCIDR: "10.244.0.0/16", invalid: `clusterCIDR "pods" is refused by kube-proxy`},
 		{name: "an unknown mode is an error", config: withMode("Magic"), wantErr: `detectLocalMode "Magic"`},
 		{name: "a file that is not a KubeProxyConfiguration is an error", config: "apiVersion: v1\nkind: Pod\n", wantErr: "KubeProxyConfiguration"},
 	}
@@ -85,6 +91,9 @@ func TestPlan(t *testing.T) {
 			}
 			if _, ok := plan.Decision.Rejected[tt.rejected]; tt.rejected != "" && !ok {
 				t.Errorf("range %q not rejected: %v", tt.rejected, plan.Decision.Rejected)
+			}
+			if tt.invalid == "" && plan.Invalid != "" || !strings.Contains(plan.Invalid, tt.invalid) {
+				t.Errorf("Invalid = %q, want %q", plan.Invalid, tt.invalid)
 			}
 		})
 	}

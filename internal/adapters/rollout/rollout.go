@@ -107,6 +107,30 @@ func ChangedAt(ds *appsv1.DaemonSet) time.Time {
 	return t
 }
 
+// TrustedChangedAt returns ChangedAt, or the zero time (only the hashes are
+// checked) with a sentence saying why, when the annotation cannot be what
+// Start recorded: a value that does not parse, or one later than
+// lastChange, when the ConfigMap last changed (LastChange), since Start
+// records that time and the ConfigMap only gets newer. Such an annotation
+// was edited by someone else; trusted, a time in the future would hold every
+// rollout forever.
+func TrustedChangedAt(ds *appsv1.DaemonSet, lastChange time.Time) (time.Time, string) {
+	v, ok := ds.Annotations[ConfigChangedAtAnnotation]
+	if !ok {
+		return time.Time{}, ""
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	switch {
+	case err != nil:
+		return time.Time{}, fmt.Sprintf("annotation %s=%q of DaemonSet %s/%s is not an RFC 3339 time; it is ignored",
+			ConfigChangedAtAnnotation, v, ds.Namespace, ds.Name)
+	case t.After(lastChange):
+		return time.Time{}, fmt.Sprintf("annotation %s=%q of DaemonSet %s/%s is later than the last change of the ConfigMap (%s); it is ignored",
+			ConfigChangedAtAnnotation, v, ds.Namespace, ds.Name, lastChange.UTC().Format(time.RFC3339))
+	}
+	return t, ""
+}
+
 // Start sets the pod-template hash and the change time on ds, which the
 // caller then writes; the DaemonSet controller replaces every pod.
 func Start(ds *appsv1.DaemonSet, hash string, changedAt time.Time) {
@@ -158,15 +182,14 @@ type Progress struct {
 // given hash: the pod template carries the hash, the rollout has settled
 // (observedGeneration equals generation; updated, available and desired pod
 // counts are equal), and every pod, including any still terminating, carries
-// the hash and was created at or after the recorded change time.
-func Check(ds *appsv1.DaemonSet, pods []corev1.Pod, hash string) Progress {
+// the hash and was created at or after changedAt (TrustedChangedAt).
+func Check(ds *appsv1.DaemonSet, pods []corev1.Pod, hash string, changedAt time.Time) Progress {
 	if TemplateHash(ds) != hash {
 		return Progress{Message: fmt.Sprintf("the pod template of DaemonSet %s/%s does not carry the configuration hash yet", ds.Namespace, ds.Name)}
 	}
 	if !Settled(ds) {
 		return Progress{Message: "rolling out: " + Describe(ds, pods)}
 	}
-	changedAt := ChangedAt(ds)
 	var stale []string
 	for i := range pods {
 		p := &pods[i]

@@ -77,7 +77,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := rollout.Check(tt.ds, tt.pods, "h1")
+			got := rollout.Check(tt.ds, tt.pods, "h1", rollout.ChangedAt(tt.ds))
 			if got.Done != tt.done || !strings.Contains(got.Message, tt.message) {
 				t.Errorf("Check = %+v, want done %v with a message containing %q", got, tt.done, tt.message)
 			}
@@ -101,6 +101,34 @@ func TestChangedAtRoundTrip(t *testing.T) {
 	}
 	if got := rollout.ChangedAt(&appsv1.DaemonSet{}); !got.IsZero() {
 		t.Errorf("ChangedAt without annotation = %v, want zero", got)
+	}
+}
+
+func TestTrustedChangedAt(t *testing.T) {
+	with := func(v string) *appsv1.DaemonSet {
+		ds := daemonSet("h1", 1, 1, 0, 0, 0)
+		ds.Annotations[rollout.ConfigChangedAtAnnotation] = v
+		return ds
+	}
+	lastChange := changedAt.Add(time.Minute)
+	tests := []struct {
+		name    string
+		ds      *appsv1.DaemonSet
+		want    time.Time
+		problem string
+	}{
+		{"as recorded", daemonSet("h1", 1, 1, 0, 0, 0), changedAt, ""},
+		{"none", &appsv1.DaemonSet{}, time.Time{}, ""},
+		{"garbage", with("yesterday"), time.Time{}, "not an RFC 3339 time"},
+		{"in the future", with("2999-01-01T00:00:00Z"), time.Time{}, "later than the last change of the ConfigMap"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, problem := rollout.TrustedChangedAt(tt.ds, lastChange)
+			if !got.Equal(tt.want) || !strings.Contains(problem, tt.problem) || (tt.problem == "") != (problem == "") {
+				t.Errorf("TrustedChangedAt = %v, %q; want %v, %q", got, problem, tt.want, tt.problem)
+			}
+		})
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -57,6 +58,15 @@ func Read(ctx context.Context, c client.Reader, nodeIPAM string, targets []Adapt
 		out.PodNetwork = pn
 	case !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("reading PodNetwork %s: %w", v1alpha1.PodNetworkName, err)
+	}
+	set := &v1alpha1.AutoscaledRangeSet{}
+	switch err := c.Get(ctx, client.ObjectKey{Name: v1alpha1.AutoscaledRangeSetName}, set); {
+	case err == nil:
+		out.AutoscaledRangeSet = set
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		// No autoscaler ranges, or an operator too old to have any.
+	default:
+		return nil, fmt.Errorf("reading AutoscaledRangeSet %s: %w", v1alpha1.AutoscaledRangeSetName, err)
 	}
 	var consumers v1alpha1.PodNetworkConsumerList
 	if err := c.List(ctx, &consumers); err != nil {

@@ -26,6 +26,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -329,6 +330,49 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 			Eventually(ip6tablesSave(n)).Should(flannelMasquerades("fd00:10:244::/55"), "node %s", n)
 		}
 		Expect(programs()).To(HaveLen(len(before)))
+	})
+
+	It("flags a clusterCIDR kube-proxy refuses, a space after the comma, and rolls kube-proxy out with it repaired", func() {
+		kp := types.NamespacedName{Namespace: kubeProxyNamespace, Name: kubeProxyName}
+		generation := getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation
+		what, err := framework.KubeProxyClusterCIDRWithSpace(ctx, k8sClient, kp, kubeProxyKey, "10.244.0.0/16", "fd00:10:244::/55")
+		Expect(err).NotTo(HaveOccurred())
+		GinkgoWriter.Println("wrote", what)
+
+		Eventually(func() []string {
+			var notes []string
+			for _, ev := range k8sClient.Events("ConfigMap") {
+				if ev.Reason == adapters.EventInvalidValue && ev.Regarding.Name == kubeProxyName {
+					notes = append(notes, ev.Note)
+				}
+			}
+			return notes
+		}).Should(ContainElement(And(
+			ContainSubstring(`clusterCIDR "10.244.0.0/16, fd00:10:244::/55" is refused by kube-proxy, which exits at start: " fd00:10:244::/55" is not a CIDR: kube-proxy does not trim spaces`),
+			ContainSubstring("the kube-proxy adapter replaced it (clusterCIDR 10.244.0.0/16,fd00:10:244::/55)"))))
+		Eventually(kubeProxyConfigText).Should(ContainSubstring("clusterCIDR: \"10.244.0.0/16,fd00:10:244::/55\"\n"))
+		Eventually(func() int64 { return getDaemonSet(kubeProxyNamespace, kubeProxyName).Generation }).Should(BeNumerically(">", generation))
+		// Every kube-proxy pod restarted with the repaired file and runs.
+		Eventually(func() []string {
+			ds := getDaemonSet(kubeProxyNamespace, kubeProxyName)
+			var stale []string
+			for _, p := range daemonSetPods(ds) {
+				if p.Annotations[rollout.ConfigHashAnnotation] != adapters.ConfigHash(kubeProxyConfigText()) {
+					stale = append(stale, p.Name)
+				}
+			}
+			return stale
+		}).Should(BeEmpty())
+		Eventually(func() []string {
+			var down []string
+			for pod, s := range programs() {
+				if strings.HasPrefix(pod, kubeProxyName) && !s.Running {
+					down = append(down, pod+": "+s.LastExit)
+				}
+			}
+			return down
+		}).Should(BeEmpty())
+		Expect(ackOf(kubeProxy, "v6b")()).To(Equal("Active/Accepted"))
 	})
 })
 

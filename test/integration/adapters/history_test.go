@@ -57,8 +57,9 @@ var components = []component{
 //     range that was Active or Draining at that revision: a configuration
 //     shrinks only once the lifecycle has Released a range.
 //
-// kube-proxy in a range-independent mode and unparseable texts are skipped:
-// the adapter acknowledges without a rollout, or not at all.
+// kube-proxy in a range-independent mode, unparseable texts and a
+// clusterCIDR kube-proxy refuses (which a spec writes to see it replaced)
+// are skipped: the adapter acknowledges without a rollout, or not at all.
 func expectAdapterPromises(events []framework.Event) {
 
 	var ranges []v1alpha1.RangeStatus
@@ -155,6 +156,9 @@ func kubeProxyCovers(text string) ([]netip.Prefix, bool) {
 	cfg, err := kubeproxy.Parse(text)
 	if err != nil || (cfg.DetectLocalMode != "" && cfg.DetectLocalMode != kubeproxy.ModeClusterCIDR) {
 		return nil, false
+	}
+	if kubeproxy.CheckClusterCIDR(cfg.ClusterCIDR) != nil {
+		return nil, false // kube-proxy would not start with it: a spec wrote it, the adapter replaces it
 	}
 	var out []netip.Prefix
 	for _, s := range strings.Split(cfg.ClusterCIDR, ",") {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -262,6 +263,15 @@ func (b *bench) resetOperator(ctx context.Context) error {
 	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: recordNamespace, Name: nodeipam.RecordName}}
 	if err := b.crc.Delete(ctx, record); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting NodeIPAM's issued-block record: %w", err)
+	}
+	set := &v1alpha1.AutoscaledRangeSet{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.AutoscaledRangeSetName}}
+	if err := b.crc.Delete(ctx, set); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting AutoscaledRangeSet: %w", err)
+	}
+	// Events about cluster-scoped objects are in "default"; the next run
+	// counts its own.
+	if err := b.crc.DeleteAllOf(ctx, &eventsv1.Event{}, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+		return fmt.Errorf("deleting events: %w", err)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		err := b.crc.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, &v1alpha1.PodNetwork{})

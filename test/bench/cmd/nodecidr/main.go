@@ -64,6 +64,8 @@ type options struct {
 	out          string
 	doc          string
 	runTimeout   time.Duration
+	autoscale    bool
+	as           autoscaleOptions
 }
 
 // parseFlags parses the flags and returns them with the arguments as given,
@@ -86,6 +88,14 @@ func parseFlags() (options, []string) {
 	flag.StringVar(&o.out, "out", "", "also write the report to this file (default: <repo>/bin/bench/nodecidr.md)")
 	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "longest one run may take")
+	flag.BoolVar(&o.autoscale, "autoscale", false,
+		"run only the autoscaling benchmark: -autoscale-nodes at -autoscale-rate onto a small range, two consumers acking after -autoscale-ack-delay, with and without the autoscaler; -doc then replaces the autoscale block")
+	flag.IntVar(&o.as.nodes, "autoscale-nodes", 2000, "nodes of the autoscaling benchmark")
+	flag.Float64Var(&o.as.rate, "autoscale-rate", 50, "arrival rate of the autoscaling benchmark, nodes per second")
+	flag.DurationVar(&o.as.ackDelay, "autoscale-ack-delay", 2*time.Second, "how long after a phase began the two consumers acknowledge it")
+	flag.StringVar(&o.as.initial, "autoscale-initial", "10.128.0.0/16", "the admin's initial range (of -node-mask blocks)")
+	flag.StringVar(&o.as.pool, "autoscale-pool", "10.128.0.0/9", "the autoscaling pool around it")
+	flag.DurationVar(&o.as.grace, "autoscale-grace", time.Minute, "how long after the last node was created a run waits for every node to get a block")
 	quick := flag.Bool("quick", false, "quick run while developing: -sizes=200 -steady-nodes=200 -cache-nodes=0")
 	limitWriter := flag.Bool("limit-writer", false, "internal: run as the limit writer process")
 	kubeconfig := flag.String("writer-kubeconfig", "", "internal: the limit writer's kubeconfig")
@@ -161,6 +171,9 @@ func run(opts options, args []string) error {
 	}
 	if opts.out == "" {
 		opts.out = filepath.Join(root, "bin", "bench", "nodecidr.md")
+		if opts.autoscale {
+			opts.out = filepath.Join(root, "bin", "bench", "autoscale.md")
+		}
 	}
 
 	start := time.Now()
@@ -184,6 +197,11 @@ func run(opts options, args []string) error {
 	progress("control plane up in %s (work dir %s)", time.Since(start).Round(time.Second), c.WorkDir)
 
 	ctx := context.Background()
+	if opts.autoscale {
+		results := b.runAutoscale(ctx, opts.as)
+		text := autoscaleMarkdown(opts.as, results, args, time.Since(start), describeMachine())
+		return b.publish(opts, text, autoscaleBeginMarker, autoscaleEndMarker)
+	}
 	var results []result
 	for i, p := range b.plan() {
 		r := b.runOne(ctx, p, fmt.Sprintf("r%03d", i))
@@ -196,7 +214,12 @@ func run(opts options, args []string) error {
 		cache = &cr
 	}
 	rep := report{results: results, cache: cache, args: args, wall: time.Since(start), machine: describeMachine()}
-	text := rep.markdown()
+	return b.publish(opts, rep.markdown(), beginMarker, endMarker)
+}
+
+// publish prints the report, writes it to -out and, with -doc, into the
+// block between the markers.
+func (b *bench) publish(opts options, text, begin, end string) error {
 	fmt.Print(text)
 	if err := os.MkdirAll(filepath.Dir(opts.out), 0o755); err != nil {
 		return fmt.Errorf("creating output dir: %w", err)
@@ -205,7 +228,7 @@ func run(opts options, args []string) error {
 		return fmt.Errorf("writing %s: %w", opts.out, err)
 	}
 	if opts.doc != "" {
-		if err := replaceGenerated(opts.doc, text); err != nil {
+		if err := replaceBlock(opts.doc, text, begin, end); err != nil {
 			return err
 		}
 	}

@@ -234,6 +234,11 @@ const (
 
 // replaceGenerated replaces the text between the markers in path.
 func replaceGenerated(path, text string) error {
+	return replaceBlock(path, text, beginMarker, endMarker)
+}
+
+// replaceBlock replaces the text between beginMarker and endMarker in path.
+func replaceBlock(path, text, beginMarker, endMarker string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", path, err)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lifecycle
+package watches
 
 import (
 	"context"
@@ -24,26 +24,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"podnetwork.io/operator/controllers/watches"
 )
 
-// NodeEventCoalescing is how long the lifecycle waits after a node
-// event before it reconciles, so that every node event in that window costs
-// one reconcile. Each reconcile lists every node from the cache; woken once
-// per node, a burst of N new nodes cost O(N²) and took the CPU the apiserver
-// needed (docs/performance.md). Node events only ever hold a range back
-// (Draining while a node still uses it) or report an address overlap, so a
-// second of delay loses nothing.
+// NodeEventCoalescing is how long the controllers that list every node per
+// reconcile (the lifecycle, the autoscaler) wait after a node event before
+// they reconcile, so that every node event in that window costs one
+// reconcile. Woken once per node, a burst of N new nodes cost O(N²) and took
+// the CPU the apiserver needed (docs/performance.md). Node events only ever
+// hold a range back (Draining while a node still uses it), report an address
+// overlap or move a forecast that looks lead times ahead, so a second of
+// delay loses nothing.
 const NodeEventCoalescing = time.Second
 
-// coalescedNodeEvents enqueues PodNetwork "default" delay after a node event.
+// CoalescedNodeEvents enqueues PodNetwork "default" delay after a node event.
 // The work queue keeps one pending entry per key with the earliest due time,
-// so under churn the lifecycle runs at most about once per delay for nodes;
-// PodNetwork and consumer events still enqueue at once.
-func coalescedNodeEvents(delay time.Duration) handler.EventHandler {
+// so under churn the controller runs at most about once per delay for nodes;
+// its other watches still enqueue at once.
+func CoalescedNodeEvents(delay time.Duration) handler.EventHandler {
 	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		q.AddAfter(watches.PodNetworkRequest, delay)
+		q.AddAfter(PodNetworkRequest, delay)
 	}
 	return handler.Funcs{
 		CreateFunc: func(_ context.Context, _ event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package lifecycle
+package watches
 
 import (
 	"context"
@@ -33,7 +33,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
 
-// A burst of node events must cost one lifecycle reconcile, due only once
+// A burst of node events must cost one reconcile, due only once
 // the coalescing delay has passed.
 func TestCoalescedNodeEventsEnqueueOnceAfterTheDelay(t *testing.T) {
 	g := NewWithT(t)
@@ -44,7 +44,7 @@ func TestCoalescedNodeEventsEnqueueOnceAfterTheDelay(t *testing.T) {
 	)
 	defer q.ShutDown()
 
-	h := coalescedNodeEvents(time.Second)
+	h := CoalescedNodeEvents(time.Second)
 	ctx := context.Background()
 	for i := range 100 {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n" + string(rune('a'+i%26))}}
