@@ -36,11 +36,12 @@ import (
 	"podnetwork.io/operator/controllers/watches"
 	autoscalecore "podnetwork.io/operator/internal/autoscale"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/statusedit"
 )
 
 // FieldManager is the server-side apply field manager the autoscaler writes
 // PodNetwork status.autoscaling with.
-const FieldManager = "podnetwork-operator/autoscaler"
+const FieldManager = statusedit.AutoscalerManager
 
 // eventSource is the reporting controller of the autoscaler's events.
 const eventSource = "podnetwork-autoscaler"

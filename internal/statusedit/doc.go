@@ -22,7 +22,7 @@ limitations under the License.
 // set each field. The operator writes the PodNetwork status only by
 // server-side apply, under the two field managers of this package, and an
 // update by any other client takes over the fields it changed. So a status
-// field that another manager owns, and neither of the operator's, was set
+// field that another manager owns, and none of the operator's, was set
 // by someone else (kubectl edit --subresource=status, a script, a GitOps
 // tool) and not overwritten since: Find reports it, the lifecycle decides
 // what to do about it, and Takeover moves the field back to the operator's
@@ -42,10 +42,12 @@ const (
 	// NodeIPAMManager is NodeIPAM's: ranges[].usage, quarantine and
 	// allocationConflicts (v1alpha1.FieldOwner).
 	NodeIPAMManager = "podnetwork-operator/node-ipam"
+	// AutoscalerManager is the autoscaler's: autoscaling.
+	AutoscalerManager = "podnetwork-operator/autoscaler"
 )
 
 // IsOperator reports whether manager is one of the operator's status field
 // managers.
 func IsOperator(manager string) bool {
-	return manager == LifecycleManager || manager == NodeIPAMManager
+	return manager == LifecycleManager || manager == NodeIPAMManager || manager == AutoscalerManager
 }

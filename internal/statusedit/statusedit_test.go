@@ -54,6 +54,10 @@ func TestFind(t *testing.T) {
 			entries: []metav1.ManagedFieldsEntry{spec, entry(LifecycleManager, apply, lifecycleA), entry(NodeIPAMManager, apply, nodeIPAMA)},
 		},
 		{
+			name:    "the autoscaler's report is the operator's",
+			entries: []metav1.ManagedFieldsEntry{spec, entry(LifecycleManager, apply, lifecycleA), entry(AutoscalerManager, apply, `{"f:status":{"f:autoscaling":{}}}`)},
+		},
+		{
 			name: "kubectl edit changed a phase, which the lifecycle lost",
 			entries: []metav1.ManagedFieldsEntry{
 				entry(LifecycleManager, apply, `{"f:status":{"f:ranges":{"k:{\"name\":\"a\"}":{".":{},"f:cidr":{},"f:name":{}}}}}`),
@@ -146,6 +150,18 @@ func TestTakeover(t *testing.T) {
 				"admin/Update/":                    `{"f:spec":{"f:ranges":{}}}`,
 				LifecycleManager + "/Apply/status": `{"f:status":{"f:conditions":{},"f:ranges":{"k:{\"name\":\"a\"}":{".":{},"f:name":{},"f:phase":{}}}}}`,
 				NodeIPAMManager + "/Apply/status":  `{"f:status":{"f:allocationConflicts":{},"f:quarantine":{},"f:ranges":{"k:{\"name\":\"a\"}":{"f:usage":{".":{},"f:free":{}}}}}}`,
+			},
+		},
+		{
+			name: "the autoscaler's report goes to the autoscaler",
+			entries: []metav1.ManagedFieldsEntry{
+				entry(LifecycleManager, apply, lifecycleA),
+				entry(AutoscalerManager, apply, `{"f:status":{"f:autoscaling":{".":{},"f:pools":{}}}}`),
+				entry("kubectl-edit", update, `{"f:status":{"f:autoscaling":{"f:pools":{}},"f:conditions":{},"f:foreignNodes":{}}}`),
+			},
+			want: map[string]string{
+				LifecycleManager + "/Apply/status":  `{"f:status":{"f:conditions":{},"f:foreignNodes":{},"f:ranges":{"k:{\"name\":\"a\"}":{".":{},"f:cidr":{},"f:name":{},"f:nodeMaskSize":{},"f:phase":{},"f:phaseSince":{}}}}}`,
+				AutoscalerManager + "/Apply/status": `{"f:status":{"f:autoscaling":{".":{},"f:pools":{}}}}`,
 			},
 		},
 		{

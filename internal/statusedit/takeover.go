@@ -32,8 +32,9 @@ const fieldsV1 = "FieldsV1"
 // Takeover returns entries with every status field of other field managers
 // handed to the operator's, and those managers' status entries removed.
 // Each field goes to the writer that owns it (v1alpha1.FieldOwner):
-// NodeIPAM's fields to NodeIPAM's manager when it has an entry (it runs, so
-// its next report overwrites them), every other to the lifecycle's, whose
+// NodeIPAM's and the autoscaler's fields to that writer's manager when it
+// has an entry (it runs, so its next report overwrites them), every other
+// to the lifecycle's, whose
 // entry is created if needed. Every field of the range entries named in
 // purged goes to the lifecycle, NodeIPAM's included, so that the
 // lifecycle's next apply, which leaves those entries out, removes them
@@ -42,16 +43,23 @@ const fieldsV1 = "FieldsV1"
 // The caller writes the result as the object's managedFields; the fields
 // keep their values until the new owner applies.
 func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []string) (out []metav1.ManagedFieldsEntry, changed bool, err error) {
-	lifecycle, nodeIPAM := -1, -1
+	lifecycle, nodeIPAM, autoscaler := -1, -1, -1
 	for i, e := range entries {
 		switch {
 		case isOperatorEntry(e) && e.Manager == LifecycleManager:
 			lifecycle = i
 		case isOperatorEntry(e) && e.Manager == NodeIPAMManager:
 			nodeIPAM = i
+		case isOperatorEntry(e) && e.Manager == AutoscalerManager:
+			autoscaler = i
 		}
 	}
-	toLifecycle, toNodeIPAM := fieldpath.NewSet(), fieldpath.NewSet()
+	toLifecycle, toNodeIPAM, toAutoscaler := fieldpath.NewSet(), fieldpath.NewSet(), fieldpath.NewSet()
+	if autoscaler >= 0 {
+		if toAutoscaler, err = decode(entries[autoscaler]); err != nil {
+			return nil, false, err
+		}
+	}
 	if lifecycle >= 0 {
 		if toLifecycle, err = decode(entries[lifecycle]); err != nil {
 			return nil, false, err
@@ -86,10 +94,13 @@ func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []str
 		}
 		s.Iterate(func(p fieldpath.Path) {
 			f, ok := classify(p)
-			if ok && nodeIPAM >= 0 && v1alpha1.FieldOwner(f.field, f.inRange) == v1alpha1.StatusOwnerNodeIPAM &&
-				!(f.inRange && slices.Contains(purged, f.rangeName)) {
+			switch {
+			case ok && nodeIPAM >= 0 && v1alpha1.FieldOwner(f.field, f.inRange) == v1alpha1.StatusOwnerNodeIPAM &&
+				!(f.inRange && slices.Contains(purged, f.rangeName)):
 				toNodeIPAM.Insert(p)
-			} else {
+			case ok && autoscaler >= 0 && !f.inRange && v1alpha1.FieldOwner(f.field, f.inRange) == v1alpha1.StatusOwnerAutoscaler:
+				toAutoscaler.Insert(p)
+			default:
 				toLifecycle.Insert(p)
 			}
 		})
@@ -109,6 +120,10 @@ func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []str
 				continue
 			}
 			if err := setFields(&e, toNodeIPAM, now); err != nil {
+				return nil, false, err
+			}
+		case isOperatorEntry(e) && e.Manager == AutoscalerManager:
+			if err := setFields(&e, toAutoscaler, now); err != nil {
 				return nil, false, err
 			}
 		}
