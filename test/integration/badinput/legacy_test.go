@@ -62,7 +62,7 @@ var _ = Describe("Node podCIDRs in the legacy formats an apiserver before Kubern
 			ContainSubstring("NodeIPAM reserves [10.244.0.0/24] for this node"))), "host bits are not ambiguous")
 		Eventually(condition(api, v1alpha1.DegradedCondition)).Should(And(HavePrefix("True MalformedInput"),
 			ContainSubstring(`"legacy" (podCIDR "010.244.0.0/24" has leading zeros`)))
-		Eventually(api.Usage).WithArguments("pods").Should(HaveField("Allocated", int64(2)))
+		Eventually(api.Usage).WithArguments("pods").Should(HaveField("Allocated", HaveValue(Equal(int64(2)))))
 
 		createNode(api, "n1")
 		createNode(api, "n2")

@@ -61,7 +61,7 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		// A node adopted into the range makes NodeIPAM report usage: once
 		// it shows, NodeIPAM has seen everything before it.
 		createNode(api, "adopted", "10.244.200.0/24")
-		Eventually(api.Usage).WithArguments("pods").Should(HaveField("Allocated", int64(1)))
+		Eventually(api.Usage).WithArguments("pods").Should(HaveField("Allocated", HaveValue(Equal(int64(1)))))
 		Expect(podCIDRsOf(api, "waiting")()).To(BeEmpty())
 		Expect(history.acks(nodeIPAM, "pods")).NotTo(ContainElement("Active/Accepted"), "NodeIPAM never took the edit for an activation")
 
@@ -198,7 +198,7 @@ var _ = Describe("A PodNetwork status edited by hand", func() {
 		_, err := framework.EditRange(suiteCtx, api, "pods", func(rs *v1alpha1.RangeStatus) { rs.Usage = v1alpha1.NewRangeUsage(256, 0, 0, 0) })
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(statusManagers(api)).Should(operatorOnly)
-		Eventually(api.RangeStatus).WithArguments("pods").Should(HaveField("Usage", BeNil()), "NodeIPAM reports none for a Released range")
+		Eventually(api.RangeStatus).WithArguments("pods").Should(HaveField("Usage", BeZero()), "NodeIPAM reports none for a Released range")
 		ack(api, "slow")
 		Eventually(api.Phase).WithArguments("pods").Should(BeEmpty())
 	})
