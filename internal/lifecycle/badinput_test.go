@@ -18,13 +18,13 @@ package lifecycle
 
 import (
 	"fmt"
-	"k8s.io/utils/ptr"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/statusedit"

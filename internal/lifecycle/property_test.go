@@ -18,7 +18,6 @@ package lifecycle
 
 import (
 	"fmt"
-	"k8s.io/utils/ptr"
 	"math/big"
 	"math/rand/v2"
 	"net/netip"
@@ -29,6 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"

@@ -17,10 +17,10 @@ limitations under the License.
 package lifecycle
 
 import (
-	"k8s.io/utils/ptr"
-
 	"fmt"
 	"strings"
+
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/statusedit"

@@ -17,8 +17,6 @@ limitations under the License.
 package framework
 
 import (
-	"k8s.io/utils/ptr"
-
 	"context"
 	"fmt"
 	"slices"
@@ -30,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
