@@ -8,6 +8,8 @@ K8S_VERSION ?= v1.37.2
 CONTROLLER_GEN_VERSION ?= v0.23.0
 HELM_VERSION ?= v4.3.2
 KWOK_VERSION ?= v0.8.0
+# promtool from the Prometheus Go module (its v0.3xx versions are Prometheus 3.x).
+PROMTOOL_VERSION ?= v0.316.0
 # golangci-lint and kube-api-linter are pinned in hack/tools/golangci-kal/go.mod.
 
 # The operator image: `make image` builds IMG; `make release` builds
@@ -28,6 +30,7 @@ SHELL := /usr/bin/env bash -o pipefail
 LOCALBIN ?= $(CURDIR)/bin
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 HELM ?= $(LOCALBIN)/helm
+PROMTOOL ?= $(LOCALBIN)/promtool
 KWOK ?= $(LOCALBIN)/kwok
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 ENVTEST_DIR ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
@@ -216,9 +219,9 @@ envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time onl
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 
 .PHONY: test-assets
-test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok and the consumer-assets.
+test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool and the consumer-assets.
 	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler kubectl >/dev/null
-	@$(MAKE) --no-print-directory kwok
+	@$(MAKE) --no-print-directory kwok helm promtool
 
 .PHONY: consumer-assets
 consumer-assets: ## The real consumers the tests run: kube-proxy and flanneld built from Go modules, and the iptables/nftables packages they need.
@@ -239,6 +242,10 @@ controller-gen: ## Install controller-gen into bin/.
 helm: ## Install helm into bin/.
 	@hack/go-install.sh helm helm.sh/helm/v4/cmd/helm $(HELM_VERSION)
 
+.PHONY: promtool
+promtool: ## Install promtool into bin/ (the chart's alert rules are tested with it; first time ~8 min).
+	@hack/go-install.sh promtool github.com/prometheus/prometheus/cmd/promtool $(PROMTOOL_VERSION)
+
 .PHONY: kwok
 kwok: ## Install kwok and its stage definitions into bin/.
 	@hack/go-install.sh kwok sigs.k8s.io/kwok/cmd/kwok $(KWOK_VERSION)
@@ -251,6 +258,10 @@ golangci-lint: ## Build golangci-lint with kube-api-linter compiled in into bin/
 .PHONY: helm-lint
 helm-lint: helm ## Lint the chart and render it with the default values and variants.
 	@hack/helm-lint.sh
+
+.PHONY: test-alerts
+test-alerts: helm promtool ## The chart's alert rules under the real `promtool test rules`, their runbooks, and the metrics they and the dashboard use (part of `make test`).
+	$(GO) test -count=1 ./test/chart/
 
 ##@ Scenarios
 

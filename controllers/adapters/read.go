@@ -28,10 +28,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers/watches"
 	adaptercore "podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
-	"podnetwork.io/operator/internal/cidr"
 )
 
 // scope is everything one reconcile of an adapter reads. A nil
@@ -82,7 +80,7 @@ func (r *Reconciler) read(ctx context.Context, self *podnetworkv1alpha1.PodNetwo
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
-	s.input = readInput(s.pn, self, s.nodes, serviceCIDRs.Items, r.Limits)
+	s.input = adaptercore.InputFrom(s.pn, self.Status.Ranges, s.nodes, serviceCIDRs.Items, r.Limits)
 	s.input.RunningOn = rollout.NodesOf(s.pods)
 	return s, nil
 }
@@ -98,29 +96,4 @@ func getOptional[T client.Object](ctx context.Context, c client.Client, key clie
 	}
 	*found = obj
 	return nil
-}
-
-// readInput converts what was read into the pure adaptercore.Input.
-// Addresses and prefixes are read the way Kubernetes reads them; the ones
-// that cannot be read at all are skipped (the lifecycle reports them in
-// Degraded), so a broken object never stops the adapter.
-func readInput(pn *podnetworkv1alpha1.PodNetwork, self *podnetworkv1alpha1.PodNetworkConsumer,
-	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits adaptercore.Limits) adaptercore.Input {
-	in := adaptercore.Input{PodNetwork: pn, Previous: self.Status.Ranges, Limits: limits}
-	for i := range serviceCIDRs {
-		for _, p := range cidr.ParseObserved(serviceCIDRs[i].Spec.CIDRs) {
-			in.ServiceCIDRs = append(in.ServiceCIDRs, adaptercore.NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p})
-		}
-	}
-	for i := range nodes {
-		n := &nodes[i]
-		for _, p := range cidr.ParseObserved(n.Spec.PodCIDRs) {
-			in.NodePodCIDRs = append(in.NodePodCIDRs, adaptercore.NamedPrefix{Name: n.Name, Prefix: p})
-		}
-		addrs, _ := watches.NodeAddresses(n) // the lifecycle reports the problems
-		for _, a := range addrs {
-			in.NodeAddresses = append(in.NodeAddresses, adaptercore.NodeAddress{Node: n.Name, Addr: a})
-		}
-	}
-	return in
 }

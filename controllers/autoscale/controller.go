@@ -128,7 +128,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // readInput lists everything Decide needs.
 func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, set *podnetworkv1alpha1.AutoscaledRangeSet) (autoscalecore.Input, error) {
-	// nodeInput copies out the few fields it reads, so the nodes are listed
+	// The loop below copies out the few fields it reads, so the nodes are listed
 	// without a deep copy of every cached Node per reconcile.
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
@@ -153,7 +153,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		n := &nodes.Items[i]
 		// Addresses that do not parse are the lifecycle's to report
 		// (MalformedInput); carving only needs to avoid the ones that do.
-		addrs, _ := watches.NodeAddresses(n)
+		addrs, _ := cidr.NodeAddresses(n)
 		in.Nodes = append(in.Nodes, autoscalecore.Node{
 			Name: n.Name, Labels: n.Labels, Created: n.CreationTimestamp.Time, Deleting: !n.DeletionTimestamp.IsZero(),
 			PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: addrs,

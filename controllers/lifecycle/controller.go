@@ -127,7 +127,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err := r.Client.List(ctx, &consumers); err != nil {
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
-	// nodeInput copies out the few fields it reads, so the nodes are
+	// lifecyclecore.NodeFrom copies out the few fields it reads, so the nodes are
 	// listed without a deep copy of every cached Node per reconcile.
 	var nodes corev1.NodeList
 	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
@@ -141,30 +141,13 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err != nil {
 		return lifecyclecore.Input{}, nil, err
 	}
-	union := declared.Union(pn.Spec.Ranges, set)
-	in := lifecyclecore.Input{
-		Edits:        statusedit.Find(pn.ManagedFields),
-		Now:          r.clock().Now(),
-		Generation:   pn.Generation,
-		Deleting:     !pn.DeletionTimestamp.IsZero(),
-		Spec:         union.Ranges,
-		Pools:        union.Pools,
-		Shadowed:     union.Shadowed,
-		Status:       pn.Status,
-		StallAfter:   r.StallAfter,
-		Consumers:    make([]lifecyclecore.Consumer, 0, len(consumers.Items)),
-		Nodes:        make([]lifecyclecore.Node, 0, len(nodes.Items)),
-		ServiceCIDRs: make([]lifecyclecore.ServiceCIDR, 0, len(serviceCIDRs.Items)),
-	}
-	for i := range consumers.Items {
-		in.Consumers = append(in.Consumers, lifecyclecore.ConsumerFrom(&consumers.Items[i]))
-	}
-	for i := range nodes.Items {
-		in.Nodes = append(in.Nodes, nodeInput(&nodes.Items[i]))
-	}
-	for i := range serviceCIDRs.Items {
-		in.ServiceCIDRs = append(in.ServiceCIDRs, serviceCIDRInput(&serviceCIDRs.Items[i]))
-	}
+	in := lifecyclecore.InputFrom(lifecyclecore.Objects{
+		PodNetwork:   pn,
+		Declared:     declared.Union(pn.Spec.Ranges, set),
+		Consumers:    consumers.Items,
+		Nodes:        nodes.Items,
+		ServiceCIDRs: serviceCIDRs.Items,
+	}, r.clock().Now(), r.StallAfter)
 	return in, consumers.Items, nil
 }
 

@@ -22,10 +22,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
+	"podnetwork.io/operator/internal/nodeipam"
 )
 
 var (
@@ -39,6 +43,20 @@ var (
 		"Seconds since each tracked range entered its current phase.", []string{"range", "phase"}, nil)
 	consumerInSyncDesc = prometheus.NewDesc("podnetwork_consumer_in_sync",
 		"1 when a consumer has acknowledged the current phase of every range, else 0.", []string{"consumer", "required"}, nil)
+	consumerRejectionsDesc = prometheus.NewDesc("podnetwork_consumer_rejections",
+		"Ranges whose current phase a consumer rejected.", []string{"consumer", "required"}, nil)
+	groupFreeDesc = prometheus.NewDesc("podnetwork_selector_group_free_blocks",
+		"Free node blocks of the Active ranges that share one nodeSelector, per IP family.", []string{"selector", "family"}, nil)
+	groupCapacityDesc = prometheus.NewDesc("podnetwork_selector_group_capacity_blocks",
+		"Node blocks of the Active ranges that share one nodeSelector, per IP family.", []string{"selector", "family"}, nil)
+	groupJoinableDesc = prometheus.NewDesc("podnetwork_selector_group_joinable_nodes",
+		"How many more nodes the Active ranges that share one nodeSelector can give a block of every family they serve.", []string{"selector"}, nil)
+	nodesWithoutPodCIDRsDesc = prometheus.NewDesc("podnetwork_nodes_without_podcidrs",
+		"Nodes that are not being deleted and have no podCIDRs yet.", nil, nil)
+	allocationConflictsDesc = prometheus.NewDesc("podnetwork_allocation_conflicts",
+		"Pairs of nodes with overlapping podCIDRs listed in the PodNetwork status (at most 20).", nil, nil)
+	invalidRangesDesc = prometheus.NewDesc("podnetwork_range_invalid",
+		"1 for a tracked range the operator found invalid (reason is its invalidReason), 0 for the others.", []string{"range", "reason"}, nil)
 )
 
 // statusCollector reports the PodNetwork status from the informer cache.
@@ -49,6 +67,7 @@ type statusCollector struct {
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{rangePhaseDesc, rangeBlocksDesc, rangeCapacityDesc, rangeWaitingDesc, consumerInSyncDesc,
+		consumerRejectionsDesc, groupFreeDesc, groupCapacityDesc, groupJoinableDesc, nodesWithoutPodCIDRsDesc, allocationConflictsDesc, invalidRangesDesc,
 		poolBlocksDesc, poolDemandDesc, poolExhaustionDesc, poolStateDesc} {
 		ch <- d
 	}
@@ -85,6 +104,19 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(rangeBlocksDesc, prometheus.GaugeValue, float64(ptr.Deref(u.Quarantined, 0)), rs.Name, "quarantined")
 		}
 	}
+	rejections := map[string]int{}
+	for _, rs := range pn.Status.Ranges {
+		for _, r := range rs.Rejections {
+			rejections[r.Consumer]++
+		}
+		// Every tracked range has the series, so an alert on it is never
+		// an alert on a series that does not exist yet.
+		invalid := 0.0
+		if rs.InvalidReason != "" {
+			invalid = 1
+		}
+		ch <- prometheus.MustNewConstMetric(invalidRangesDesc, prometheus.GaugeValue, invalid, rs.Name, string(rs.InvalidReason))
+	}
 	for _, cs := range pn.Status.Consumers {
 		v := 0.0
 		if cs.InSync {
@@ -95,6 +127,28 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 			required = "true"
 		}
 		ch <- prometheus.MustNewConstMetric(consumerInSyncDesc, prometheus.GaugeValue, v, cs.Name, required)
+		ch <- prometheus.MustNewConstMetric(consumerRejectionsDesc, prometheus.GaugeValue, float64(rejections[cs.Name]), cs.Name, required)
+	}
+	// The groups are those of the declared ranges, the autoscaler's
+	// included; without the set (none, or not readable) spec.ranges alone.
+	set, _ := watches.AutoscaledRangeSet(ctx, *r)
+	for _, g := range nodeipam.SelectorGroups(declared.View(pn, set)) {
+		for _, f := range g.Families {
+			ch <- prometheus.MustNewConstMetric(groupFreeDesc, prometheus.GaugeValue, float64(f.Free), g.Selector, string(f.Family))
+			ch <- prometheus.MustNewConstMetric(groupCapacityDesc, prometheus.GaugeValue, float64(f.Capacity), g.Selector, string(f.Family))
+		}
+		ch <- prometheus.MustNewConstMetric(groupJoinableDesc, prometheus.GaugeValue, float64(g.Joinable), g.Selector)
+	}
+	ch <- prometheus.MustNewConstMetric(allocationConflictsDesc, prometheus.GaugeValue, float64(len(pn.Status.AllocationConflicts)))
+	var nodes corev1.NodeList
+	if err := (*r).List(ctx, &nodes, client.UnsafeDisableDeepCopy); err == nil {
+		waiting := 0
+		for i := range nodes.Items {
+			if len(nodes.Items[i].Spec.PodCIDRs) == 0 && nodes.Items[i].DeletionTimestamp.IsZero() {
+				waiting++
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(nodesWithoutPodCIDRsDesc, prometheus.GaugeValue, float64(waiting))
 	}
 	collectAutoscaling(ch, pn.Status.Autoscaling)
 }

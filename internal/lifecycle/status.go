@@ -18,6 +18,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -476,20 +477,16 @@ func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
 
 // foreignNodes counts the nodes with a pod CIDR outside every tracked range.
 func (c *computer) foreignNodes() (int32, []string) {
+	var tracked []netip.Prefix
+	for _, e := range c.entries {
+		if e.ok {
+			tracked = append(tracked, e.prefix)
+		}
+	}
 	var names []string
 	for _, n := range c.nodes {
-		for _, p := range n.PodCIDRs {
-			inside := false
-			for _, e := range c.entries {
-				if e.ok && e.prefix.Bits() <= p.Bits() && e.prefix.Contains(p.Addr()) {
-					inside = true
-					break
-				}
-			}
-			if !inside {
-				names = append(names, n.Name)
-				break
-			}
+		if len(ForeignPodCIDRs(n.PodCIDRs, tracked)) > 0 {
+			names = append(names, n.Name)
 		}
 	}
 	count := int32(len(names))
@@ -497,6 +494,26 @@ func (c *computer) foreignNodes() (int32, []string) {
 		names = names[:v1alpha1.MaxListedNodes]
 	}
 	return count, names
+}
+
+// ForeignPodCIDRs returns the podCIDRs that lie outside every tracked
+// prefix: what makes a node foreign (status.foreignNodes). The kubectl
+// plugin's check applies the same rule.
+func ForeignPodCIDRs(podCIDRs, tracked []netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range podCIDRs {
+		inside := false
+		for _, t := range tracked {
+			if t.Bits() <= p.Bits() && t.Contains(p.Addr()) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (c *computer) summary() v1alpha1.PodNetworkSummary {

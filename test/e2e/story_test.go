@@ -33,6 +33,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/test/chart"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/story"
 )
@@ -83,6 +84,20 @@ var _ = Describe("The admin's story", Ordered, func() {
 		pn.Spec.Ranges = nil
 		Expect(apierrors.IsForbidden(plugin.Update(ctx, pn))).To(BeTrue(), "the PodNetwork spec")
 		Expect(apierrors.IsForbidden(plugin.Status().Update(ctx, pn))).To(BeTrue(), "the PodNetwork status")
+	})
+
+	It("exports every metric the chart's alerts and dashboard use", func() {
+		objs, err := chart.Render(root, "-f", chart.MonitoringValues(root))
+		Expect(err).NotTo(HaveOccurred())
+		exprs, err := chart.Expressions(objs)
+		Expect(err).NotTo(HaveOccurred())
+		var lead *operatorProcess
+		Eventually(func() *operatorProcess { lead = leader(); return lead }).ShouldNot(BeNil())
+		body, err := lead.scrape()
+		Expect(err).NotTo(HaveOccurred())
+		for _, name := range chart.MetricNames(exprs) {
+			Expect(body).To(MatchRegexp(`(?m)^`+name+`(_bucket)?[{ ]`), "the leader's /metrics after the story has %s", name)
+		}
 	})
 
 	It("fails over: only the leader writes, and the other replica takes over after a SIGKILL", func() {

@@ -14,29 +14,27 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package watches
+package cidr
 
 import (
 	"fmt"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"podnetwork.io/operator/internal/cidr"
 )
 
 // NodeAddresses returns a node's InternalIP and ExternalIP addresses, the
-// ones a pod range must never contain, read with cidr.ParseObservedAddr,
+// ones a pod range must never contain, read with ParseObservedAddr,
 // and a sentence for each one that cannot be read at all or only in a
 // legacy format (the apiserver does not validate node addresses, so a
-// broken node can have any string there). Every controller reads node
-// addresses with this one rule.
+// broken node can have any string there). Every controller, and the kubectl
+// plugin, reads node addresses with this one rule.
 func NodeAddresses(n *corev1.Node) (addrs []netip.Addr, problems []string) {
 	for _, a := range n.Status.Addresses {
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue
 		}
-		ip, legacy, ok := cidr.ParseObservedAddr(a.Address)
+		ip, legacy, ok := ParseObservedAddr(a.Address)
 		switch {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s %q is not an IP address", a.Type, a.Address))

@@ -1,0 +1,121 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/adapters/rollout"
+	"podnetwork.io/operator/internal/declared"
+	"podnetwork.io/operator/internal/lifecycle"
+)
+
+// Cluster is everything the plugin reads, at one moment.
+type Cluster struct {
+	// PodNetwork is PodNetwork "default", nil when there is none.
+	PodNetwork *v1alpha1.PodNetwork
+	// AutoscaledRangeSet is AutoscaledRangeSet "default", the ranges the
+	// autoscaler added; nil when there is none.
+	AutoscaledRangeSet *v1alpha1.AutoscaledRangeSet
+	// Consumers are every PodNetworkConsumer.
+	Consumers []v1alpha1.PodNetworkConsumer
+	// Nodes are every Node.
+	Nodes []corev1.Node
+	// ServiceCIDRs are every ServiceCIDR.
+	ServiceCIDRs []networkingv1.ServiceCIDR
+	// Adapters are the operator's adapters whose PodNetworkConsumer exists,
+	// with the configuration they manage.
+	Adapters []Adapter
+	// NodeIPAM names NodeIPAM's PodNetworkConsumer.
+	NodeIPAM string
+}
+
+// Adapter is one of the operator's adapters (kube-proxy, flannel) and the
+// component configuration it manages, as read from the cluster.
+type Adapter struct {
+	// Consumer is the adapter's PodNetworkConsumer name.
+	Consumer string
+	// ConfigMap names the ConfigMap key, "namespace/name[key]".
+	ConfigMap string
+	// Config is the content of that key; Found is false when the ConfigMap
+	// or the key is missing.
+	Config string
+	Found  bool
+	// DaemonSet is the component's DaemonSet, nil when it is missing, and
+	// Pods its pods.
+	DaemonSet *appsv1.DaemonSet
+	Pods      []corev1.Pod
+	// Limits are the adapter's shortest covering prefixes.
+	Limits adapters.Limits
+	// Plan is the adapter's pure planner (kubeproxy.Plan, flannel.Plan).
+	Plan func(current string, in adapters.Input) (adapters.Plan, error)
+	// Covered reads what the configuration covers (kubeproxy.Covered,
+	// flannel.Covered).
+	Covered func(text string) (adapters.Covered, error)
+}
+
+// Ranges returns the declared ranges of c now: Declared of spec.ranges.
+func (c *Cluster) Ranges() []v1alpha1.PodCIDRRange {
+	if c.PodNetwork == nil {
+		return nil
+	}
+	return c.Declared(c.PodNetwork.Spec.Ranges).Ranges
+}
+
+// Declared returns the ranges the lifecycle tracks for the given
+// spec.ranges: declared.Union of them and the autoscaler's ranges, as the
+// operator computes it. Every reader of the range list in this package
+// (status, check, and plan for the current and the proposed spec) goes
+// through it.
+func (c *Cluster) Declared(spec []v1alpha1.PodCIDRRange) declared.Result {
+	return declared.Union(spec, c.AutoscaledRangeSet)
+}
+
+// consumer returns the PodNetworkConsumer of the given name, or nil.
+func (c *Cluster) consumer(name string) *v1alpha1.PodNetworkConsumer {
+	for i := range c.Consumers {
+		if c.Consumers[i].Name == name {
+			return &c.Consumers[i]
+		}
+	}
+	return nil
+}
+
+// lifecycleInput is what the operator's lifecycle controller would compute
+// from, with d as the declared ranges.
+func (c *Cluster) lifecycleInput(pn *v1alpha1.PodNetwork, d declared.Result, consumers []v1alpha1.PodNetworkConsumer, now time.Time, stallAfter time.Duration) lifecycle.Input {
+	return lifecycle.InputFrom(lifecycle.Objects{
+		PodNetwork:   pn,
+		Declared:     d,
+		Consumers:    consumers,
+		Nodes:        c.Nodes,
+		ServiceCIDRs: c.ServiceCIDRs,
+	}, now, stallAfter)
+}
+
+// adapterInput is what the adapter would decide from for pn.
+func (c *Cluster) adapterInput(a *Adapter, pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus) adapters.Input {
+	in := adapters.InputFrom(pn, previous, c.Nodes, c.ServiceCIDRs, a.Limits)
+	in.RunningOn = rollout.NodesOf(a.Pods)
+	return in
+}
