@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -127,11 +126,11 @@ func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fe
 	namespace := opts.LeaderElectionNamespace
 	if namespace == "" {
 		// In a pod, its own namespace, as controller-runtime defaults it.
-		data, err := os.ReadFile(inClusterNamespaceFile)
+		ns, err := podNamespace()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--leader-election-namespace is required outside a cluster: %w", err)
 		}
-		namespace = strings.TrimSpace(string(data))
+		namespace = ns
 	}
 	host, err := os.Hostname()
 	if err != nil {
@@ -157,9 +156,6 @@ func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fe
 	}
 	return &fencedLock{Interface: lock, fence: fence}, broadcaster.Shutdown, nil
 }
-
-// inClusterNamespaceFile holds the namespace of the pod the process runs in.
-const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // fencedTransport refuses every write (POST, PUT, PATCH, DELETE) while
 // the fence is closed. It sits under client-go's rate limiter and its

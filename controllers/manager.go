@@ -69,14 +69,17 @@ func metricsOptions(opts Options) metricsserver.Options {
 	}
 }
 
+// inClusterNamespaceFile holds the namespace of the pod the process runs in.
+const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
 // podNamespace is the namespace of the pod the operator runs in, from its
-// ServiceAccount token mount; empty outside a pod.
-func podNamespace() string {
-	ns, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+// ServiceAccount token mount; an error outside a pod.
+func podNamespace() (string, error) {
+	ns, err := os.ReadFile(inClusterNamespaceFile)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return strings.TrimSpace(string(ns))
+	return strings.TrimSpace(string(ns)), nil
 }
 
 // Scheme returns a scheme with the built-in types and the podnetwork.io API.
@@ -93,7 +96,8 @@ func Scheme() *runtime.Scheme {
 func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg = rest.CopyConfig(cfg)
 	if opts.NodeIPAM.RecordNamespace == "" {
-		opts.NodeIPAM.RecordNamespace = cmp.Or(opts.LeaderElectionNamespace, podNamespace())
+		ns, _ := podNamespace() // empty outside a pod, where Validate asks for the flag
+		opts.NodeIPAM.RecordNamespace = cmp.Or(opts.LeaderElectionNamespace, ns)
 	}
 	cfg.QPS = float32(opts.KubeAPIQPS)
 	cfg.Burst = opts.KubeAPIBurst
