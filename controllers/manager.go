@@ -96,7 +96,7 @@ func Scheme() *runtime.Scheme {
 func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	cfg = rest.CopyConfig(cfg)
 	if opts.NodeIPAM.RecordNamespace == "" {
-		ns, _ := podNamespace() // empty outside a pod, where Validate asks for the flag
+		ns, _ := podNamespace() // empty outside a pod, where the options' validation asks for a flag
 		opts.NodeIPAM.RecordNamespace = cmp.Or(opts.LeaderElectionNamespace, ns)
 	}
 	cfg.QPS = float32(opts.KubeAPIQPS)
