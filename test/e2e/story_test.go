@@ -28,6 +28,7 @@ import (
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -145,8 +146,14 @@ var _ = Describe("The admin's story", Ordered, func() {
 			}
 			return names
 		}).Should(ContainElement("second-plugin"))
-		Expect(meta.IsStatusConditionTrue(admin.GetPodNetwork().Status.Conditions, v1alpha1.ReadyCondition)).To(BeTrue(),
-			"a consumer that is not required never holds anything up")
+		// Ready may be False for a while: the autoscaler of the story may be
+		// moving a range after the fail-over's nodes. Never for the plugin.
+		Eventually(func(g Gomega) {
+			ready := meta.FindStatusCondition(admin.GetPodNetwork().Status.Conditions, v1alpha1.ReadyCondition)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Message).NotTo(ContainSubstring("second-plugin"), "a consumer that is not required never holds anything up")
+			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
+		}).Should(Succeed())
 
 		helm("uninstall", releaseName, "--namespace", releaseNamespace)
 		Eventually(func() bool {
