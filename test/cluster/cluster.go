@@ -138,6 +138,11 @@ func Start(opts Options) (*Cluster, error) {
 		if err := c.persistentDirs(); err != nil {
 			return nil, err
 		}
+		// Restarts happen under load (the fault-injection suite restarts
+		// them while thousands of nodes churn): envtest's 20s would give
+		// up on a kube-apiserver that is slow but coming.
+		apiServer.StartTimeout, apiServer.StopTimeout = restartStartTimeout, restartStopTimeout
+		env.ControlPlane.Etcd.StartTimeout, env.ControlPlane.Etcd.StopTimeout = restartStartTimeout, restartStopTimeout
 	}
 	if _, err := env.Start(); err != nil {
 		c.closeLogs()

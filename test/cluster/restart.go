@@ -102,6 +102,15 @@ func (c *Cluster) RestartEtcd(hard bool) error {
 // goneTimeout bounds the wait for a killed process to exit.
 const goneTimeout = 30 * time.Second
 
+// restartStartTimeout and restartStopTimeout replace envtest's 20s for
+// the processes of a restartable cluster; startAttempts is how often a
+// restart tries to start a process that did not come up.
+const (
+	restartStartTimeout = 2 * time.Minute
+	restartStopTimeout  = time.Minute
+	startAttempts       = 3
+)
+
 // restart stops and starts one of envtest's processes. The process is
 // started again whatever the stop did: a stop that timed out has sent
 // SIGKILL, so the process is waited for (it must release its port) and
@@ -114,22 +123,40 @@ func restart(binary, marker string, hard bool, stop, start func() error) error {
 	}
 	stopErr := stop()
 	if stopErr != nil {
-		_ = killChild(binary, marker)
-		deadline := time.Now().Add(goneTimeout)
-		for {
-			if _, err := findChild(binary, marker); err != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s did not exit after SIGKILL: %w", filepath.Base(binary), stopErr)
-			}
-			time.Sleep(100 * time.Millisecond)
+		if err := killAndWait(binary, marker); err != nil {
+			return errors.Join(stopErr, err)
 		}
 	}
-	if err := start(); err != nil {
-		return errors.Join(stopErr, fmt.Errorf("starting %s again: %w", filepath.Base(binary), err))
+	// A start that timed out left a process envtest only sent SIGTERM; it
+	// is killed, and the start tried again: the cluster must come back.
+	var startErrs []error
+	for range startAttempts {
+		err := start()
+		if err == nil {
+			return nil
+		}
+		startErrs = append(startErrs, fmt.Errorf("starting %s again: %w", filepath.Base(binary), err))
+		if err := killAndWait(binary, marker); err != nil {
+			return errors.Join(append(startErrs, err)...)
+		}
 	}
-	return nil
+	return errors.Join(append([]error{stopErr}, startErrs...)...)
+}
+
+// killAndWait sends SIGKILL to the child running binary with marker, if
+// there is one, and waits until it is gone (it must release its port).
+func killAndWait(binary, marker string) error {
+	_ = killChild(binary, marker)
+	deadline := time.Now().Add(goneTimeout)
+	for {
+		if _, err := findChild(binary, marker); err != nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not exit after SIGKILL", filepath.Base(binary))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // AddAPIServer starts another kube-apiserver on the cluster's etcd, with
