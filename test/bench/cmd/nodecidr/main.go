@@ -47,9 +47,11 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -221,8 +223,8 @@ func run(opts options, args []string) error {
 	}
 
 	start := time.Now()
-	ctx := context.Background()
 	if opts.autoscale {
+		ctx := context.Background()
 		if err := b.startCluster(root); err != nil {
 			return err
 		}
@@ -249,16 +251,26 @@ func run(opts options, args []string) error {
 	todo := remaining(plan, recs)
 	needCache := opts.cacheNodes > 0 && !cacheDone(recs)
 	progress("%d of the plan's %d runs to go (%d in %s)", len(todo), len(plan)-skipped(plan), len(recs), opts.results)
+	// An interrupt ends the run in flight, which is not recorded, and stops
+	// the control plane on the way out; a second one kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	if len(todo) > 0 || needCache {
 		if err := b.startCluster(root); err != nil {
 			return err
 		}
 		defer func() { _ = b.cluster.Stop() }()
-		defer b.cluster.StopOnSignal()()
 	}
 	for _, i := range todo {
 		runStart := time.Now()
 		r := b.runOne(ctx, plan[i], fmt.Sprintf("r%03d", i))
+		if err := b.recordable(ctx, r.err); err != nil {
+			return fmt.Errorf("%s not recorded (%d records in %s; -resume goes on from there): %w", runKey(plan[i]), len(recs), opts.results, err)
+		}
 		progress("%s", r.line())
 		rec := record{Identity: id, Session: store.session, Key: runKey(plan[i]), Finished: time.Now().UTC(),
 			Wall: time.Since(runStart), Run: runRecordOf(r)}
@@ -275,6 +287,9 @@ func run(opts options, args []string) error {
 		} else {
 			cr = b.measureCache(ctx, opts.cacheNodes)
 		}
+		if err := b.recordable(ctx, cr.err); err != nil {
+			return fmt.Errorf("the memory measurement not recorded (-resume makes it): %w", err)
+		}
 		rec := record{Identity: id, Session: store.session, Key: cacheKey, Finished: time.Now().UTC(),
 			Wall: time.Since(cacheStart), Cache: cacheRecordOf(cr)}
 		if err := store.append(rec); err != nil {
@@ -287,6 +302,23 @@ func run(opts options, args []string) error {
 	rep := report{results: results, cache: cache, args: args, wall: time.Since(start), machine: describeMachine(),
 		sessions: n, runWall: runWall, resultsPath: opts.results, network: b.networkFor}
 	return b.publish(opts, rep.markdown(), beginMarker, endMarker)
+}
+
+// recordable returns why a run that ended with runErr must not be
+// recorded: the benchmark was interrupted, or the control plane itself is
+// down, so the failure says nothing about the allocator and -resume should
+// make the run again.
+func (b *bench) recordable(ctx context.Context, runErr error) error {
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
+	if runErr == nil {
+		return nil
+	}
+	if _, err := b.cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		return fmt.Errorf("the run failed (%w) and the control plane is not ready: %w", runErr, err)
+	}
+	return nil
 }
 
 // skipped counts the planned runs left out.

@@ -225,7 +225,7 @@ func (b *bench) runOne(ctx context.Context, p planned, id string) result {
 		}
 		cancel()
 	}
-	if err := b.reset(context.Background(), p.config); err != nil {
+	if err := b.reset(ctx, p.config); err != nil {
 		r.err = errors.Join(r.err, err)
 	}
 	return r
