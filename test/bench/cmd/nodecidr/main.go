@@ -182,8 +182,9 @@ type bench struct {
 	seed seed
 }
 
-// etcdQuota is etcd's --quota-backend-bytes: 100,000 nodes and their
-// history would come near its default of 2 GiB.
+// etcdQuota is etcd's --quota-backend-bytes, headroom for the scale
+// point's 100,000 nodes and their history: past the quota (2 GiB by
+// default) etcd refuses every write for the rest of the run.
 const etcdQuota = 8 << 30
 
 func run(opts options, args []string) error {

@@ -52,6 +52,22 @@ func (rep report) markdown() string {
 	} else {
 		fmt.Fprintf(&b, "Command: `bin/bench/nodecidr %s` (wall time %s).\n\n", strings.Join(rep.args, " "), rep.wall.Round(time.Second))
 	}
+	b.WriteString(rep.mainMarkdown())
+	b.WriteString(rep.baselineComparison())
+	b.WriteString(rep.scaleMarkdown())
+	if rep.cache != nil {
+		b.WriteString(rep.cache.markdown())
+	}
+	return b.String()
+}
+
+// mainMarkdown is the table of the bursts and the steady arrival (with the
+// dual-stack burst), its legend and the goals; nothing if none ran.
+func (rep report) mainMarkdown() string {
+	if len(rep.mainRows()) == 0 {
+		return ""
+	}
+	var b strings.Builder
 	b.WriteString("| arrival | allocator | QPS/burst | writes in flight | created s | total s | nodes/s | p50 ms | p99 ms | CPU s | peak RSS MiB | API writes/node | ours ÷ kcm | ÷ limit |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rep.mainRows() {
@@ -112,11 +128,6 @@ func (rep report) markdown() string {
 	}
 	b.WriteString("\n\n")
 	b.WriteString(rep.goals())
-	b.WriteString(rep.baselineComparison())
-	b.WriteString(rep.scaleMarkdown())
-	if rep.cache != nil {
-		b.WriteString(rep.cache.markdown())
-	}
 	return b.String()
 }
 

@@ -194,8 +194,10 @@ func (r result) line() string {
 	line := fmt.Sprintf("%-10s %-26s %7.1fs %7.1f nodes/s  p50 %6dms  p99 %6dms  cpu %5.1fs  rss %4.0fMiB  writes: %s",
 		r.scenario, r.config, r.total.Seconds(), r.rate(), r.p50.Milliseconds(), r.p99.Milliseconds(), r.cpuSeconds, r.peakRSSMiB, r.writesBy)
 	if r.scenario.existing > 0 {
-		line += fmt.Sprintf("  rebuild %s  first allocation %s  steady rss %.0fMiB",
-			r.rebuild.Round(time.Millisecond), r.firstAlloc.Round(time.Millisecond), r.steadyRSSMiB)
+		line += fmt.Sprintf("  first allocation %s  steady rss %.0fMiB", r.firstAlloc.Round(time.Millisecond), r.steadyRSSMiB)
+	}
+	if r.rebuild > 0 {
+		line += fmt.Sprintf("  rebuild %s", r.rebuild.Round(time.Millisecond))
 	}
 	return line
 }
