@@ -112,7 +112,7 @@ func parseFlags() (options, []string) {
 	flag.StringVar(&o.out, "out", "", "also write the report to this file (default: <repo>/bin/bench/nodecidr.md)")
 	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
 	flag.StringVar(&o.results, "results", "", "append every finished run to this file, one JSON line each, and make the report from all its lines (default: <repo>/bin/bench/nodecidr.jsonl); without -resume an existing file is moved to <file>.prev")
-	flag.BoolVar(&o.resume, "resume", false, "go on with the runs -results does not hold yet, in the planned order; refuses a file made with other plan flags or binaries")
+	flag.BoolVar(&o.resume, "resume", false, "go on with the runs -results does not hold yet, in the planned order; refuses a file made with other plan flags or binaries (-autoscale neither records nor resumes)")
 	flag.BoolVar(&o.dualStack, "dual-stack", false, "also run a dual-stack burst of -dual-stack-nodes: both allocators at 500/1000 on -cluster-cidr and -cluster-cidr-v6")
 	flag.IntVar(&o.dualStackNodes, "dual-stack-nodes", 5000, "nodes of the dual-stack burst")
 	flag.StringVar(&o.clusterCIDRv6, "cluster-cidr-v6", "fd99::/48", "the IPv6 range of the dual-stack burst")
@@ -251,7 +251,7 @@ func run(opts options, args []string) error {
 	}
 	todo := remaining(plan, recs)
 	needCache := opts.cacheNodes > 0 && !cacheDone(recs)
-	progress("%d of the plan's %d runs to go (%d in %s)", len(todo), len(plan)-skipped(plan), len(recs), opts.results)
+	progress("%d of the plan's %d runs to go (%d records in %s)", len(todo), len(plan)-skipped(plan), len(recs), opts.results)
 	// An interrupt ends the run in flight, which is not recorded, and stops
 	// the control plane on the way out; a second one kills at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
