@@ -325,8 +325,10 @@ chaos: chaos-build ## Long chaos run (not in CI), then the seeded bug; writes th
 # (docs/performance.md). It is never part of make test: it takes about
 # 13 minutes on 2 cores. BENCH_FLAGS go to bin/bench/nodecidr (e.g.
 # BENCH_FLAGS=-quick for a 1-minute run, or "-throttled-max=0 -doc
-# docs/performance.md" for the full run the documentation shows);
-# MICROBENCH_FLAGS to the Go microbenchmarks.
+# docs/performance.md" for the full run the documentation shows; every
+# finished run is appended to bin/bench/nodecidr.jsonl and the same flags
+# with -resume go on with an interrupted run); MICROBENCH_FLAGS to the Go
+# microbenchmarks.
 BENCH_FLAGS ?=
 MICROBENCH_FLAGS ?= -count=6 -benchtime=0.2s
 BENCH_DIR ?= $(LOCALBIN)/bench

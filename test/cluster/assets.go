@@ -79,3 +79,8 @@ func isExecutable(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
 }
+
+// AssetsDir is where the control-plane binaries are ($KUBEBUILDER_ASSETS,
+// then bin/k8s/<version> of the repository), for tools that read a
+// binary's version before they start a cluster.
+func AssetsDir() (string, error) { return assetsDir("") }

@@ -19,6 +19,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/bits"
+	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 
@@ -128,47 +131,105 @@ func (c config) throttled() bool {
 	return q > 0 && q <= 50
 }
 
+// network is what an allocator hands out: blocks of an IPv4 range and,
+// for dual-stack, one block of an IPv6 range too.
+type network struct {
+	v4     netip.Prefix
+	v4Mask int
+	v6     netip.Prefix // not valid: single-stack
+	v6Mask int
+}
+
+func (nw network) dualStack() bool { return nw.v6.IsValid() }
+
+// networkFor is the network a scenario runs on: the cluster CIDR with
+// -node-mask blocks; with the IPv6 range beside it for dual-stack; for the
+// scale point, blocks small enough for every node (see scaleMask).
+func (b *bench) networkFor(s scenario) network {
+	nw := network{v4: b.clusterCIDR, v4Mask: b.nodeMask}
+	switch {
+	case s.existing > 0:
+		nw.v4Mask = scaleMask(b.clusterCIDR, b.nodeMask, s.existing+s.nodes+1)
+	case s.dualStack:
+		nw.v6, nw.v6Mask = b.clusterCIDRv6, b.opts.nodeMaskV6
+	}
+	return nw
+}
+
+// scaleMask is the node block size of the scale point: mask, or, when the
+// range holds fewer than n blocks of that size, the largest size of which it
+// holds n (the 100,000-node point needs /26 blocks of a /9).
+func scaleMask(p netip.Prefix, mask, n int) int {
+	return max(mask, fitMask(p, n))
+}
+
+// fitMask is the longest prefix length of which p holds n blocks.
+func fitMask(p netip.Prefix, n int) int {
+	return p.Bits() + bits.Len(uint(n-1))
+}
+
+// kcmArgs are kube-controller-manager's node IPAM flags for nw: a
+// dual-stack --cluster-cidr takes the per-family mask flags, and
+// --node-cidr-mask-size is refused beside them.
+func kcmArgs(nw network) map[string]string {
+	args := map[string]string{
+		"allocate-node-cidrs":      "true",
+		"service-cluster-ip-range": cluster.DefaultServiceCIDR,
+	}
+	if nw.dualStack() {
+		args["cluster-cidr"] = nw.v4.String() + "," + nw.v6.String()
+		args["node-cidr-mask-size-ipv4"] = strconv.Itoa(nw.v4Mask)
+		args["node-cidr-mask-size-ipv6"] = strconv.Itoa(nw.v6Mask)
+		return args
+	}
+	args["cluster-cidr"] = nw.v4.String()
+	args["node-cidr-mask-size"] = strconv.Itoa(nw.v4Mask)
+	return args
+}
+
+// launch starts the allocator as its own process and returns at once (for
+// kube-controller-manager, once it reports healthy). The operator's
+// PodNetwork must exist already.
+func (b *bench) launch(cfg config, nw network, run string) (*cluster.Process, error) {
+	switch cfg.kind {
+	case kindLimit:
+		return b.cluster.Run(run, b.self, "-limit-writer", "-writer-kubeconfig="+b.cluster.KubeconfigPath,
+			"-writers="+strconv.Itoa(cfg.writers), "-cluster-cidr="+nw.v4.String(), "-node-mask="+strconv.Itoa(nw.v4Mask))
+	case kindKCM:
+		return b.cluster.RunControllerManager(cluster.ControllerManagerOptions{
+			Name: run, Controllers: []string{"nodeipam"}, QPS: cfg.qps, Burst: cfg.burst, Args: kcmArgs(nw),
+		})
+	}
+	args := []string{"--kubeconfig=" + b.cluster.KubeconfigPath, "--leader-elect=false", "--enable-node-ipam=true",
+		"--node-ipam-record-namespace=" + recordNamespace, "--metrics-bind-address=0", "--health-probe-bind-address=0"}
+	if cfg.qps > 0 {
+		args = append(args, fmt.Sprintf("--kube-api-qps=%d", cfg.qps), fmt.Sprintf("--kube-api-burst=%d", cfg.burst))
+	}
+	if cfg.writers > 0 {
+		args = append(args, fmt.Sprintf("--node-ipam-workers=%d", cfg.writers))
+	}
+	binary := b.operator
+	if cfg.baseline {
+		binary = b.opts.baseline
+	}
+	return b.cluster.Run(run, binary, args...)
+}
+
 // start runs the allocator as its own process and returns once it has
 // allocated a canary node, so every run measures a warmed-up allocator.
-func (b *bench) start(ctx context.Context, cfg config, run string) (*cluster.Process, error) {
+func (b *bench) start(ctx context.Context, cfg config, nw network, run string) (*cluster.Process, error) {
 	var (
 		p   *cluster.Process
 		err error
 	)
-	switch cfg.kind {
-	case kindLimit:
-		p, err = b.cluster.Run(run, b.self, "-limit-writer", "-writer-kubeconfig="+b.cluster.KubeconfigPath,
-			"-writers="+strconv.Itoa(cfg.writers), "-cluster-cidr="+b.clusterCIDR.String(), "-node-mask="+strconv.Itoa(b.nodeMask))
-	case kindKCM:
-		p, err = b.cluster.RunControllerManager(cluster.ControllerManagerOptions{
-			Name: run, Controllers: []string{"nodeipam"}, QPS: cfg.qps, Burst: cfg.burst,
-			Args: map[string]string{
-				"allocate-node-cidrs":      "true",
-				"cluster-cidr":             b.clusterCIDR.String(),
-				"node-cidr-mask-size":      strconv.Itoa(b.nodeMask),
-				"service-cluster-ip-range": cluster.DefaultServiceCIDR,
-			},
-		})
-	case kindOurs:
-		if err := b.createPodNetwork(ctx); err != nil {
-			return nil, err
-		}
-		args := []string{"--kubeconfig=" + b.cluster.KubeconfigPath, "--leader-elect=false", "--enable-node-ipam=true",
-			"--node-ipam-record-namespace=" + recordNamespace, "--metrics-bind-address=0", "--health-probe-bind-address=0"}
-		if cfg.qps > 0 {
-			args = append(args, fmt.Sprintf("--kube-api-qps=%d", cfg.qps), fmt.Sprintf("--kube-api-burst=%d", cfg.burst))
-		}
-		if cfg.writers > 0 {
-			args = append(args, fmt.Sprintf("--node-ipam-workers=%d", cfg.writers))
-		}
-		binary := b.operator
-		if cfg.baseline {
-			binary = b.opts.baseline
-		}
-		p, err = b.cluster.Run(run, binary, args...)
-		if err == nil {
-			err = b.waitRangeActive(ctx)
-		}
+	if cfg.kind == kindOurs {
+		err = b.createPodNetwork(ctx, nw)
+	}
+	if err == nil {
+		p, err = b.launch(cfg, nw, run)
+	}
+	if err == nil && cfg.kind == kindOurs {
+		err = b.waitRangesActive(ctx, nw)
 	}
 	if err != nil {
 		if p != nil {
@@ -176,19 +237,19 @@ func (b *bench) start(ctx context.Context, cfg config, run string) (*cluster.Pro
 		}
 		return nil, fmt.Errorf("starting %s: %w", cfg, err)
 	}
-	if err := b.canary(ctx, "canary-"+run); err != nil {
+	if err := b.canary(ctx, "canary-"+run, 2*time.Minute); err != nil {
 		_ = p.Stop()
 		return nil, fmt.Errorf("%s (log: %s): %w", cfg, p.LogPath(), err)
 	}
 	return p, nil
 }
 
-// canary creates a node and waits until it has podCIDRs.
-func (b *bench) canary(ctx context.Context, name string) error {
+// canary creates a node and waits up to timeout until it has podCIDRs.
+func (b *bench) canary(ctx context.Context, name string, timeout time.Duration) error {
 	if _, err := b.cs.CoreV1().Nodes().Create(ctx, newNode(name), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating canary node: %w", err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		n, err := b.cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, fmt.Errorf("reading canary node: %w", err)
@@ -201,17 +262,28 @@ func (b *bench) canary(ctx context.Context, name string) error {
 	return nil
 }
 
-// benchRange is the name of the operator's single range.
-const benchRange = "bench"
+// Names of the operator's ranges: the IPv4 one, and the IPv6 one of a
+// dual-stack run.
+const (
+	benchRange   = "bench"
+	benchRangeV6 = "bench-v6"
+)
 
-// createPodNetwork creates PodNetwork "default" with one range equivalent
-// to kube-controller-manager's --cluster-cidr and --node-cidr-mask-size.
-func (b *bench) createPodNetwork(ctx context.Context) error {
+// podNetworkRanges are the operator's ranges equivalent to
+// kube-controller-manager's --cluster-cidr and node mask flags for nw.
+func podNetworkRanges(nw network) []v1alpha1.PodCIDRRange {
+	ranges := []v1alpha1.PodCIDRRange{{Name: benchRange, CIDR: nw.v4.String(), NodeMaskSize: int32(nw.v4Mask)}}
+	if nw.dualStack() {
+		ranges = append(ranges, v1alpha1.PodCIDRRange{Name: benchRangeV6, CIDR: nw.v6.String(), NodeMaskSize: int32(nw.v6Mask)})
+	}
+	return ranges
+}
+
+// createPodNetwork creates PodNetwork "default" with the ranges of nw.
+func (b *bench) createPodNetwork(ctx context.Context, nw network) error {
 	pn := &v1alpha1.PodNetwork{
 		ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName},
-		Spec: v1alpha1.PodNetworkSpec{Ranges: []v1alpha1.PodCIDRRange{{
-			Name: benchRange, CIDR: b.clusterCIDR.String(), NodeMaskSize: int32(b.nodeMask),
-		}}},
+		Spec:       v1alpha1.PodNetworkSpec{Ranges: podNetworkRanges(nw)},
 	}
 	if err := b.crc.Create(ctx, pn); err != nil {
 		return fmt.Errorf("creating PodNetwork: %w", err)
@@ -219,23 +291,25 @@ func (b *bench) createPodNetwork(ctx context.Context) error {
 	return nil
 }
 
-// waitRangeActive waits until the range is Active: its only required
-// consumer is node-ipam, which the operator registers itself.
-func (b *bench) waitRangeActive(ctx context.Context) error {
+// waitRangesActive waits until every range of nw is Active: their only
+// required consumer is node-ipam, which the operator registers itself.
+func (b *bench) waitRangesActive(ctx context.Context, nw network) error {
+	ranges := podNetworkRanges(nw)
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		pn := &v1alpha1.PodNetwork{}
 		if err := b.crc.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
 			return false, fmt.Errorf("reading PodNetwork: %w", err)
 		}
+		active := 0
 		for _, r := range pn.Status.Ranges {
-			if r.Name == benchRange && r.Phase == v1alpha1.RangePhaseActive {
-				return true, nil
+			if r.Phase == v1alpha1.RangePhaseActive && slices.ContainsFunc(ranges, func(x v1alpha1.PodCIDRRange) bool { return x.Name == r.Name }) {
+				active++
 			}
 		}
-		return false, nil
+		return active == len(ranges), nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for range %q to be Active: %w", benchRange, err)
+		return fmt.Errorf("waiting for the ranges %v to be Active: %w", ranges, err)
 	}
 	return nil
 }

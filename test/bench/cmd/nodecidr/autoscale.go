@@ -108,7 +108,7 @@ func (b *bench) measureAutoscale(ctx context.Context, o autoscaleOptions, id str
 	if err := b.waitPhase(ctx, autoscaleRange, v1alpha1.RangePhaseActive); err != nil {
 		return fmt.Errorf("%w (operator log: %s)", err, proc.LogPath())
 	}
-	if err := b.canary(ctx, "canary-"+id); err != nil {
+	if err := b.canary(ctx, "canary-"+id, 2*time.Minute); err != nil {
 		return err
 	}
 

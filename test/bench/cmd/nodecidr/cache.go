@@ -23,10 +23,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/bits"
 	"net/netip"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -68,7 +66,7 @@ type cacheUsage struct {
 func (b *bench) measureCache(ctx context.Context, n int) cacheResult {
 	cr := cacheResult{nodes: n}
 	// The smallest block size that gives every node a block of the range.
-	cr.mask = b.clusterCIDR.Bits() + bits.Len(uint(n-1))
+	cr.mask = fitMask(b.clusterCIDR, n)
 	sample, _ := json.Marshal(kubeletNode(0, b.block(0, cr.mask)))
 	cr.nodeBytes = len(sample)
 	progress("cache: creating %d nodes with podCIDRs (/%d blocks of %s)", n, cr.mask, b.clusterCIDR)
@@ -87,10 +85,7 @@ func (b *bench) measureCache(ctx context.Context, n int) cacheResult {
 }
 
 func (b *bench) cacheOurs(ctx context.Context, mask int) cacheUsage {
-	saved := b.nodeMask
-	b.nodeMask = mask
-	defer func() { b.nodeMask = saved }()
-	if err := b.createPodNetwork(ctx); err != nil {
+	if err := b.createPodNetwork(ctx, network{v4: b.clusterCIDR, v4Mask: mask}); err != nil {
 		return cacheUsage{err: err}
 	}
 	defer func() { _ = b.resetOperator(context.Background()) }()
@@ -103,12 +98,15 @@ func (b *bench) cacheOurs(ctx context.Context, mask int) cacheUsage {
 	defer func() { _ = p.Stop() }()
 	var u cacheUsage
 	deadline := time.Now().Add(5 * time.Minute)
-	for u.rebuild == "" {
+	for {
 		if time.Now().After(deadline) || p.Exited() {
 			return cacheUsage{err: fmt.Errorf("no rebuild in the operator log %s", p.LogPath())}
 		}
 		time.Sleep(200 * time.Millisecond)
-		u.rebuild = rebuildDuration(p.LogPath())
+		if d, ok := loggedRebuild(p.LogPath()); ok {
+			u.rebuild = formatRebuild(d)
+			break
+		}
 	}
 	u.ready = time.Since(start)
 	return settle(p, u)
@@ -118,12 +116,7 @@ func (b *bench) cacheKCM(mask int) cacheUsage {
 	start := time.Now()
 	p, err := b.cluster.RunControllerManager(cluster.ControllerManagerOptions{
 		Name: "cache-kcm", Controllers: []string{"nodeipam"},
-		Args: map[string]string{
-			"allocate-node-cidrs":      "true",
-			"cluster-cidr":             b.clusterCIDR.String(),
-			"node-cidr-mask-size":      strconv.Itoa(mask),
-			"service-cluster-ip-range": cluster.DefaultServiceCIDR,
-		},
+		Args: kcmArgs(network{v4: b.clusterCIDR, v4Mask: mask}),
 	})
 	if err != nil {
 		return cacheUsage{err: err}
@@ -158,12 +151,13 @@ func settle(p *cluster.Process, u cacheUsage) cacheUsage {
 	return u
 }
 
-// rebuildDuration returns the duration the operator logged for its
-// start-up rebuild, or "" if it has not logged it yet.
-func rebuildDuration(logPath string) string {
+// loggedRebuild returns the duration the operator logged for its start-up
+// rebuild, and whether it has logged it yet (a duration it could not read
+// is 0).
+func loggedRebuild(logPath string) (time.Duration, bool) {
 	f, err := os.Open(logPath)
 	if err != nil {
-		return ""
+		return 0, false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -174,17 +168,26 @@ func rebuildDuration(logPath string) string {
 		}
 		var entry map[string]any
 		if json.Unmarshal(sc.Bytes(), &entry) != nil {
-			return "?"
+			return 0, true
 		}
 		switch d := entry["duration"].(type) {
 		case float64: // zap's default: seconds
-			return (time.Duration(d * float64(time.Second))).Round(time.Millisecond).String()
+			return time.Duration(d * float64(time.Second)), true
 		case string:
-			return d
+			parsed, _ := time.ParseDuration(d)
+			return parsed, true
 		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// formatRebuild renders a logged rebuild duration; "?" if it was unreadable.
+func formatRebuild(d time.Duration) string {
+	if d <= 0 {
 		return "?"
 	}
-	return ""
+	return d.Round(time.Millisecond).String()
 }
 
 // block returns the i-th /mask block of the cluster CIDR (IPv4).

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -93,21 +94,30 @@ func createNodesWith(ctx context.Context, cs kubernetes.Interface, n int, rate f
 
 func nodeName(prefix string, i int) string { return fmt.Sprintf("%s%05d", prefix, i) }
 
-// deleteAllNodes deletes every node and waits until none is left, so the
-// next run starts from an empty cluster.
-func deleteAllNodes(ctx context.Context, cs kubernetes.Interface) error {
-	if err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-		return fmt.Errorf("deleting nodes: %w", err)
-	}
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		l, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: 1})
-		if err != nil {
-			return false, fmt.Errorf("listing nodes: %w", err)
+// deleteNodes deletes the nodes selector matches ("" for all) and waits
+// until none is left. The apiserver deletes a collection one object at a
+// time, and 100,000 nodes take longer than its request timeout: the call
+// then fails while the deletion has only got part of the way, so it is
+// made again until nothing matches.
+func deleteNodes(ctx context.Context, cs kubernetes.Interface, selector string) error {
+	list := metav1.ListOptions{LabelSelector: selector}
+	for attempt := 1; ; attempt++ {
+		err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, list)
+		if err != nil && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
+			return fmt.Errorf("deleting nodes: %w", err)
 		}
-		return len(l.Items) == 0, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for every node to be gone: %w", err)
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			l, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: 1})
+			if err != nil {
+				return false, fmt.Errorf("listing nodes: %w", err)
+			}
+			return len(l.Items) == 0, nil
+		})
+		if err == nil {
+			return nil
+		}
+		if attempt == 30 || ctx.Err() != nil {
+			return fmt.Errorf("waiting for the nodes (%q) to be gone: %w", selector, err)
+		}
 	}
-	return nil
 }

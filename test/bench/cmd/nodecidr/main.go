@@ -18,8 +18,14 @@ limitations under the License.
 // control plane: the raw write limit of the apiserver, kube-controller-manager
 // v1.37.2 running only its nodeipam controller, and this operator's NodeIPAM,
 // each as its own process, at the same client limits, for nodes created in a
-// burst and at a steady rate. Absolute times on a shared machine are noise;
-// the ratios between allocators measured in the same run are the result.
+// burst and at a steady rate; optionally a dual-stack burst (-dual-stack)
+// and a burst onto 100,000 nodes that already have podCIDRs (-scale-nodes).
+// Absolute times on a shared machine are noise; the ratios between
+// allocators measured in the same run are the result.
+//
+// Every finished run is appended to -results (JSON lines); -resume goes on
+// with the runs the file does not hold, so a plan longer than one session
+// can be run in several, and the report is made from the whole file.
 //
 // Usage (from the repository root, after `make bench` built the binaries):
 //
@@ -32,13 +38,20 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -66,6 +79,17 @@ type options struct {
 	runTimeout   time.Duration
 	autoscale    bool
 	as           autoscaleOptions
+	// The resumable results file.
+	results string
+	resume  bool
+	// The dual-stack burst.
+	dualStack      bool
+	dualStackNodes int
+	clusterCIDRv6  string
+	nodeMaskV6     int
+	// The scale point.
+	scaleNodes int
+	scaleBurst int
 }
 
 // parseFlags parses the flags and returns them with the arguments as given,
@@ -87,6 +111,15 @@ func parseFlags() (options, []string) {
 	flag.IntVar(&o.repeat, "repeat", 1, "run the whole plan this many times, interleaved (A B A B, not A A B B); the report shows medians with min–max")
 	flag.StringVar(&o.out, "out", "", "also write the report to this file (default: <repo>/bin/bench/nodecidr.md)")
 	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
+	flag.StringVar(&o.results, "results", "", "append every finished run to this file, one JSON line each, and make the report from all its lines (default: <repo>/bin/bench/nodecidr.jsonl); without -resume an existing file is moved to <file>.prev")
+	flag.BoolVar(&o.resume, "resume", false, "go on with the runs -results does not hold yet, in the planned order; refuses a file made with other plan flags or binaries (-autoscale neither records nor resumes)")
+	flag.BoolVar(&o.dualStack, "dual-stack", false, "also run a dual-stack burst of -dual-stack-nodes: both allocators at 500/1000 on -cluster-cidr and -cluster-cidr-v6")
+	flag.IntVar(&o.dualStackNodes, "dual-stack-nodes", 5000, "nodes of the dual-stack burst")
+	flag.StringVar(&o.clusterCIDRv6, "cluster-cidr-v6", "fd99::/48", "the IPv6 range of the dual-stack burst")
+	flag.IntVar(&o.nodeMaskV6, "node-mask-v6", 64, "IPv6 node block size of the dual-stack burst")
+	flag.IntVar(&o.scaleNodes, "scale-nodes", 0,
+		"scale point: this many nodes with podCIDRs already set, then each allocator (500/1000) starts and -scale-burst nodes arrive on top (0: off)")
+	flag.IntVar(&o.scaleBurst, "scale-burst", 5000, "nodes of the scale point's burst")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "longest one run may take")
 	flag.BoolVar(&o.autoscale, "autoscale", false,
 		"run only the autoscaling benchmark: -autoscale-nodes at -autoscale-rate onto a small range, two consumers acking after -autoscale-ack-delay, with and without the autoscaler; -doc then replaces the autoscale block")
@@ -136,15 +169,23 @@ func main() {
 
 // bench is the shared state of every run.
 type bench struct {
-	opts        options
-	cluster     *cluster.Cluster
-	cs          kubernetes.Interface
-	crc         client.Client
-	self        string
-	operator    string
-	clusterCIDR netip.Prefix
-	nodeMask    int
+	opts          options
+	cluster       *cluster.Cluster
+	cs            kubernetes.Interface
+	crc           client.Client
+	self          string
+	operator      string
+	clusterCIDR   netip.Prefix
+	clusterCIDRv6 netip.Prefix
+	nodeMask      int
+	// seed is the scale point's existing nodes the cluster holds now.
+	seed seed
 }
+
+// etcdQuota is etcd's --quota-backend-bytes, headroom for the scale
+// point's 100,000 nodes and their history: past the quota (2 GiB by
+// default) etcd refuses every write for the rest of the run.
+const etcdQuota = 8 << 30
 
 func run(opts options, args []string) error {
 	root, err := cluster.RepoRoot()
@@ -154,6 +195,9 @@ func run(opts options, args []string) error {
 	b := &bench{opts: opts, nodeMask: opts.nodeMask, operator: opts.operator}
 	if b.clusterCIDR, err = netip.ParsePrefix(opts.clusterCIDR); err != nil {
 		return fmt.Errorf("bad -cluster-cidr: %w", err)
+	}
+	if b.clusterCIDRv6, err = netip.ParsePrefix(opts.clusterCIDRv6); err != nil || !b.clusterCIDRv6.Addr().Is6() {
+		return fmt.Errorf("bad -cluster-cidr-v6 %q: want an IPv6 prefix (%w)", opts.clusterCIDRv6, err)
 	}
 	if b.operator == "" {
 		b.operator = filepath.Join(root, "bin", "manager")
@@ -175,46 +219,180 @@ func run(opts options, args []string) error {
 			opts.out = filepath.Join(root, "bin", "bench", "autoscale.md")
 		}
 	}
+	if opts.results == "" {
+		opts.results = filepath.Join(root, "bin", "bench", "nodecidr.jsonl")
+	}
 
 	start := time.Now()
-	progress("starting the local control plane")
-	c, err := cluster.Start(cluster.Options{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}})
-	if err != nil {
-		return err
-	}
-	defer func() { _ = c.Stop() }()
-	defer c.StopOnSignal()()
-	b.cluster = c
-	cfg := rest.CopyConfig(c.Config)
-	cfg.QPS, cfg.Burst = -1, 0 // the load generator and the recorder are never throttled
-	if b.cs, err = kubernetes.NewForConfig(cfg); err != nil {
-		return fmt.Errorf("creating client: %w", err)
-	}
-	scheme := clientScheme()
-	if b.crc, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
-		return fmt.Errorf("creating client: %w", err)
-	}
-	progress("control plane up in %s (work dir %s)", time.Since(start).Round(time.Second), c.WorkDir)
-
-	ctx := context.Background()
 	if opts.autoscale {
+		ctx := context.Background()
+		if err := b.startCluster(root); err != nil {
+			return err
+		}
+		defer func() { _ = b.cluster.Stop() }()
+		defer b.cluster.StopOnSignal()()
 		results := b.runAutoscale(ctx, opts.as)
 		text := autoscaleMarkdown(opts.as, results, args, time.Since(start), describeMachine())
 		return b.publish(opts, text, autoscaleBeginMarker, autoscaleEndMarker)
 	}
-	var results []result
-	for i, p := range b.plan() {
-		r := b.runOne(ctx, p, fmt.Sprintf("r%03d", i))
+
+	plan := planRuns(opts)
+	id, err := b.identity()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.results), 0o755); err != nil {
+		return fmt.Errorf("creating the results dir: %w", err)
+	}
+	store := resultsFile{path: opts.results, id: id, session: start.UTC().Format(time.RFC3339)}
+	recs, err := store.open(opts.resume)
+	if err != nil {
+		return err
+	}
+	todo := remaining(plan, recs)
+	needCache := opts.cacheNodes > 0 && !cacheDone(recs)
+	progress("%d of the plan's %d runs to go (%d records in %s)", len(todo), len(plan)-skipped(plan), len(recs), opts.results)
+	// An interrupt ends the run in flight, which is not recorded, and stops
+	// the control plane on the way out; a second one kills at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	if len(todo) > 0 || needCache {
+		if err := b.startCluster(root); err != nil {
+			return err
+		}
+		defer func() { _ = b.cluster.Stop() }()
+	}
+	for _, i := range todo {
+		runStart := time.Now()
+		r := b.runOne(ctx, plan[i], fmt.Sprintf("r%03d", i))
+		if err := b.recordable(ctx, r.err); err != nil {
+			return fmt.Errorf("%s not recorded (%d records in %s; -resume goes on from there): %w", runKey(plan[i]), len(recs), opts.results, err)
+		}
 		progress("%s", r.line())
-		results = append(results, r)
+		rec := record{Identity: id, Session: store.session, Key: runKey(plan[i]), Finished: time.Now().UTC(),
+			Wall: time.Since(runStart), Run: runRecordOf(r)}
+		if err := store.append(rec); err != nil {
+			return err
+		}
+		recs = append(recs, rec)
 	}
-	var cache *cacheResult
-	if opts.cacheNodes > 0 {
-		cr := b.measureCache(ctx, opts.cacheNodes)
-		cache = &cr
+	if needCache {
+		cacheStart := time.Now()
+		var cr cacheResult
+		if err := b.ensureSeed(ctx, scenario{}, network{}); err != nil {
+			cr.err = err
+		} else {
+			cr = b.measureCache(ctx, opts.cacheNodes)
+		}
+		if err := b.recordable(ctx, cr.err); err != nil {
+			return fmt.Errorf("the memory measurement not recorded (-resume makes it): %w", err)
+		}
+		rec := record{Identity: id, Session: store.session, Key: cacheKey, Finished: time.Now().UTC(),
+			Wall: time.Since(cacheStart), Cache: cacheRecordOf(cr)}
+		if err := store.append(rec); err != nil {
+			return err
+		}
+		recs = append(recs, rec)
 	}
-	rep := report{results: results, cache: cache, args: args, wall: time.Since(start), machine: describeMachine()}
+	results, cache := merge(plan, recs)
+	n, runWall := sessions(recs)
+	rep := report{results: results, cache: cache, args: args, wall: time.Since(start), machine: describeMachine(),
+		sessions: n, runWall: runWall, resultsPath: opts.results, network: b.networkFor}
 	return b.publish(opts, rep.markdown(), beginMarker, endMarker)
+}
+
+// recordable returns why a run that ended with runErr must not be
+// recorded: the benchmark was interrupted, or the control plane itself is
+// down, so the failure says nothing about the allocator and -resume should
+// make the run again.
+func (b *bench) recordable(ctx context.Context, runErr error) error {
+	if ctx.Err() != nil {
+		return errors.New("interrupted")
+	}
+	if runErr == nil {
+		return nil
+	}
+	if _, err := b.cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		return fmt.Errorf("the run failed (%w) and the control plane is not ready: %w", runErr, err)
+	}
+	return nil
+}
+
+// skipped counts the planned runs left out.
+func skipped(plan []planned) int {
+	n := 0
+	for _, p := range plan {
+		if p.skip != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// startCluster starts the local control plane and the benchmark's clients.
+func (b *bench) startCluster(root string) error {
+	start := time.Now()
+	progress("starting the local control plane")
+	c, err := cluster.Start(cluster.Options{
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		EtcdQuotaBackendBytes: etcdQuota,
+	})
+	if err != nil {
+		return err
+	}
+	b.cluster = c
+	cfg := rest.CopyConfig(c.Config)
+	cfg.QPS, cfg.Burst = -1, 0 // the load generator and the recorder are never throttled
+	if b.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		return errors.Join(fmt.Errorf("creating client: %w", err), c.Stop())
+	}
+	if b.crc, err = client.New(cfg, client.Options{Scheme: clientScheme()}); err != nil {
+		return errors.Join(fmt.Errorf("creating client: %w", err), c.Stop())
+	}
+	progress("control plane up in %s (work dir %s)", time.Since(start).Round(time.Second), c.WorkDir)
+	return nil
+}
+
+// identity is the identity of this benchmark's plan and binaries.
+func (b *bench) identity() (identity, error) {
+	id := identity{Format: resultsFormat, Plan: planFlags(b.opts)}
+	var err error
+	if id.Operator, err = fileSHA256(b.operator); err != nil {
+		return id, err
+	}
+	if b.opts.baseline != "" {
+		if id.Baseline, err = fileSHA256(b.opts.baseline); err != nil {
+			return id, err
+		}
+	}
+	assets, err := cluster.AssetsDir()
+	if err != nil {
+		return id, err
+	}
+	out, err := exec.Command(filepath.Join(assets, "kube-controller-manager"), "--version").Output()
+	if err != nil {
+		return id, fmt.Errorf("reading kube-controller-manager's version (`make cluster-assets` builds it): %w", err)
+	}
+	id.KCM = strings.TrimSpace(string(out))
+	return id, nil
+}
+
+// fileSHA256 is the hex sha256 of a file's content.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("hashing %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // publish prints the report, writes it to -out and, with -doc, into the

@@ -20,7 +20,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,15 +34,43 @@ type report struct {
 	args    []string
 	wall    time.Duration
 	machine string
+	// sessions is how many benchmark processes made the results, runWall
+	// the time their runs took in all, resultsPath the file they are in.
+	sessions    int
+	runWall     time.Duration
+	resultsPath string
+	// network says what a scenario ran on; nil leaves it unsaid.
+	network func(scenario) network
 }
 
 func (rep report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Machine: %s.\n\n", rep.machine)
-	fmt.Fprintf(&b, "Command: `bin/bench/nodecidr %s` (wall time %s).\n\n", strings.Join(rep.args, " "), rep.wall.Round(time.Second))
+	if rep.sessions > 1 {
+		fmt.Fprintf(&b, "Command: `bin/bench/nodecidr %s`, resumed: the results of %d sessions in `%s` (their runs took %s in all; this session %s).\n\n",
+			strings.Join(rep.args, " "), rep.sessions, filepath.Base(rep.resultsPath), rep.runWall.Round(time.Second), rep.wall.Round(time.Second))
+	} else {
+		fmt.Fprintf(&b, "Command: `bin/bench/nodecidr %s` (wall time %s).\n\n", strings.Join(rep.args, " "), rep.wall.Round(time.Second))
+	}
+	b.WriteString(rep.mainMarkdown())
+	b.WriteString(rep.baselineComparison())
+	b.WriteString(rep.scaleMarkdown())
+	if rep.cache != nil {
+		b.WriteString(rep.cache.markdown())
+	}
+	return b.String()
+}
+
+// mainMarkdown is the table of the bursts and the steady arrival (with the
+// dual-stack burst), its legend and the goals; nothing if none ran.
+func (rep report) mainMarkdown() string {
+	if len(rep.mainRows()) == 0 {
+		return ""
+	}
+	var b strings.Builder
 	b.WriteString("| arrival | allocator | QPS/burst | writes in flight | created s | total s | nodes/s | p50 ms | p99 ms | CPU s | peak RSS MiB | API writes/node | ours ÷ kcm | ÷ limit |\n")
 	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
-	for _, r := range rep.rows() {
+	for _, r := range rep.mainRows() {
 		q, bu := r.config.limits()
 		limits := "unthrottled"
 		if q > 0 {
@@ -84,17 +114,31 @@ func (rep report) markdown() string {
 		"API writes/node: the apiserver's write requests during the run (apiserver_request_total) other than the node creations, per node. " +
 		"ours ÷ kcm compares nodes/s at equal client limits (the operator's defaults against kube-controller-manager's); " +
 		"÷ limit compares nodes/s with the limit client at the same number of writes in flight. " +
-		"The limit client's CPU and RSS are those of a bare client-go process.\n\n")
-	b.WriteString(rep.goals())
-	b.WriteString(rep.baselineComparison())
-	if rep.cache != nil {
-		b.WriteString(rep.cache.markdown())
+		"The limit client's CPU and RSS are those of a bare client-go process.")
+	if rep.network != nil {
+		for _, r := range rep.mainRows() {
+			if r.scenario.dualStack {
+				nw := rep.network(r.scenario)
+				fmt.Fprintf(&b, " dual-stack: every node gets a /%d of %s and a /%d of %s in one write; kube-controller-manager runs with "+
+					"--cluster-cidr=%s,%s --node-cidr-mask-size-ipv4=%d --node-cidr-mask-size-ipv6=%d, the operator with one range per family.",
+					nw.v4Mask, nw.v4, nw.v6Mask, nw.v6, nw.v4, nw.v6, nw.v4Mask, nw.v6Mask)
+				break
+			}
+		}
 	}
+	b.WriteString("\n\n")
+	b.WriteString(rep.goals())
 	return b.String()
 }
 
 // rows are the results summarized per scenario and configuration.
 func (rep report) rows() []row { return summarize(rep.results) }
+
+// mainRows are the rows of the main table: all but the scale point's,
+// which has its own.
+func (rep report) mainRows() []row {
+	return slices.DeleteFunc(rep.rows(), func(r row) bool { return r.scenario.existing > 0 })
+}
 
 // find returns the row of the scenario that matches and had a successful run.
 func (rep report) find(s scenario, match func(config) bool) (row, bool) {
@@ -151,7 +195,7 @@ func (rep report) vsLimit(r row) string {
 func (rep report) goals() string {
 	var b strings.Builder
 	b.WriteString("Goals (reported, not asserted):\n\n")
-	rows := rep.rows()
+	rows := rep.mainRows()
 	for _, r := range rows {
 		if r.config.kind != kindOurs || len(r.runs) == 0 {
 			continue

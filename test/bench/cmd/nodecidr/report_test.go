@@ -17,8 +17,10 @@ limitations under the License.
 package main
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -89,5 +91,57 @@ func TestConfigAllows(t *testing.T) {
 		if got := tc.cfg.allows(tc.n, tc.d); got != tc.want {
 			t.Errorf("%v allows %d writes in %v = %v, want %v", tc.cfg, tc.n, tc.d, got, tc.want)
 		}
+	}
+}
+
+func TestReportSections(t *testing.T) {
+	run := func(s scenario, c config, total time.Duration) result {
+		return result{planned: planned{scenario: s, config: c, rep: 1}, total: total, peakRSSMiB: 50, steadyRSSMiB: 40, firstAlloc: time.Second}
+	}
+	kcm, ours := config{kind: kindKCM, qps: 500, burst: 1000}, config{kind: kindOurs, qps: 500, burst: 1000}
+	burst, dual, scale := scenario{nodes: 200}, scenario{nodes: 300, dualStack: true}, scenario{nodes: 200, existing: 3000}
+	b := &bench{clusterCIDR: netip.MustParsePrefix("10.128.0.0/9"), clusterCIDRv6: netip.MustParsePrefix("fd99::/48"),
+		nodeMask: 24, opts: options{nodeMaskV6: 64}}
+	tests := []struct {
+		name       string
+		rep        report
+		want, none []string
+	}{
+		{
+			name: "bursts only",
+			rep:  report{results: []result{run(burst, kcm, time.Second), run(burst, ours, 2*time.Second)}, sessions: 1},
+			want: []string{"| arrival |", "| burst 200 | ours | 500/1000 | 16 |", "0.50×", "Goals", "(wall time"},
+			none: []string{"Scale:", "dual-stack:", "resumed"},
+		},
+		{
+			name: "the scale point alone has no empty burst table",
+			rep: report{results: []result{run(scale, kcm, time.Second), run(scale, ours, time.Second)}, network: b.networkFor,
+				sessions: 3, resultsPath: "bin/bench/nodecidr.jsonl", runWall: time.Hour},
+			want: []string{"Scale: a burst of 200 nodes onto 3000 nodes", "/24 blocks of 10.128.0.0/9", "| ours | 500/1000 |",
+				"first allocation 1.00×", "resumed: the results of 3 sessions in `nodecidr.jsonl` (their runs took 1h0m0s in all"},
+			none: []string{"| arrival |", "Goals"},
+		},
+		{
+			name: "dual-stack in the burst table, with what it ran on",
+			rep:  report{results: []result{run(dual, kcm, time.Second), run(dual, ours, time.Second)}, network: b.networkFor},
+			want: []string{"| burst 300 dual-stack | ours |", "--cluster-cidr=10.128.0.0/9,fd99::/48 --node-cidr-mask-size-ipv4=24 --node-cidr-mask-size-ipv6=64",
+				"burst 300 dual-stack, ours 500/1000: throughput ≥ kube-controller-manager's at equal limits: 1.00×"},
+			none: []string{"Scale:"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			md := tc.rep.markdown()
+			for _, w := range tc.want {
+				if !strings.Contains(md, w) {
+					t.Errorf("report lacks %q:\n%s", w, md)
+				}
+			}
+			for _, n := range tc.none {
+				if strings.Contains(md, n) {
+					t.Errorf("report has %q:\n%s", n, md)
+				}
+			}
+		})
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,17 +34,29 @@ import (
 	"podnetwork.io/operator/test/invariants"
 )
 
-// scenario is how the nodes arrive.
+// scenario is how the nodes arrive, and onto what.
 type scenario struct {
 	nodes int
 	rate  float64 // nodes per second; 0 is a burst
+	// dualStack gives every node an IPv4 and an IPv6 block.
+	dualStack bool
+	// existing nodes already have podCIDRs when the allocator starts, as
+	// after a migration from kube-controller-manager (the scale point).
+	existing int
 }
 
 func (s scenario) String() string {
-	if s.rate == 0 {
-		return fmt.Sprintf("burst %d", s.nodes)
+	out := fmt.Sprintf("burst %d", s.nodes)
+	if s.rate != 0 {
+		out = fmt.Sprintf("%d at %g/s", s.nodes, s.rate)
 	}
-	return fmt.Sprintf("%d at %g/s", s.nodes, s.rate)
+	if s.dualStack {
+		out += " dual-stack"
+	}
+	if s.existing > 0 {
+		out += fmt.Sprintf(" onto %d", s.existing)
+	}
+	return out
 }
 
 // configs are the allocator settings every scenario runs, in table order.
@@ -60,53 +73,77 @@ var configs = []config{
 	{kind: kindOurs, qps: 500, burst: 1000, writers: kcmWorkers},
 }
 
+// sectionConfigs are the allocator settings of the dual-stack and scale
+// runs: both allocators at the same client limits, high enough that the
+// limits do not decide the burst's throughput.
+var sectionConfigs = []config{
+	{kind: kindKCM, qps: 500, burst: 1000},
+	{kind: kindOurs, qps: 500, burst: 1000},
+}
+
 // planned is one run, or a run left out and why.
 type planned struct {
 	scenario scenario
 	config   config
 	skip     string
+	// rep is the repetition (1 …) the run belongs to.
+	rep int
 }
 
-func (b *bench) plan() []planned {
+// planRuns is every run the options ask for, in the order they run: each
+// repetition is a whole round (A B A B, not A A B B), so a spell of load on
+// the machine hits every configuration alike. A round holds the bursts and
+// the steady arrival at every configuration, then the dual-stack burst, then
+// the scale point, whose 100,000 nodes the two allocators of a round share.
+func planRuns(o options) []planned {
 	var scenarios []scenario
-	for _, n := range b.opts.sizes {
+	for _, n := range o.sizes {
 		scenarios = append(scenarios, scenario{nodes: n})
 	}
-	if b.opts.steadyNodes > 0 {
-		scenarios = append(scenarios, scenario{nodes: b.opts.steadyNodes, rate: b.opts.steadyRate})
+	if o.steadyNodes > 0 {
+		scenarios = append(scenarios, scenario{nodes: o.steadyNodes, rate: o.steadyRate})
 	}
 	var round []planned
-	for _, s := range scenarios {
-		for _, c := range b.configs() {
-			if b.opts.only != "" && !strings.Contains(c.String(), b.opts.only) {
+	add := func(s scenario, cs []config) {
+		for _, c := range withBaseline(cs, o.baseline != "") {
+			if o.only != "" && !strings.Contains(c.String(), o.only) {
 				continue
 			}
 			p := planned{scenario: s, config: c}
-			if c.throttled() && s.rate == 0 && b.opts.throttledMax > 0 && s.nodes > b.opts.throttledMax {
+			if c.throttled() && s.rate == 0 && o.throttledMax > 0 && s.nodes > o.throttledMax {
 				q, _ := c.limits()
-				p.skip = fmt.Sprintf("not run: would take about %ds at %d QPS (-throttled-max=%d)", s.nodes/q, q, b.opts.throttledMax)
+				p.skip = fmt.Sprintf("not run: would take about %ds at %d QPS (-throttled-max=%d)", s.nodes/q, q, o.throttledMax)
 			}
 			round = append(round, p)
 		}
 	}
-	// Repetitions are whole rounds, so the runs of one configuration are
-	// spread over the benchmark's wall time (A B A B, not A A B B) and a
-	// spell of load on the machine hits every configuration alike.
+	for _, s := range scenarios {
+		add(s, configs)
+	}
+	if o.dualStack && o.dualStackNodes > 0 {
+		add(scenario{nodes: o.dualStackNodes, dualStack: true}, sectionConfigs)
+	}
+	if o.scaleNodes > 0 {
+		add(scenario{nodes: o.scaleBurst, existing: o.scaleNodes}, sectionConfigs)
+	}
 	var out []planned
-	for range max(b.opts.repeat, 1) {
-		out = append(out, round...)
+	for rep := 1; rep <= max(o.repeat, 1); rep++ {
+		for _, p := range round {
+			p.rep = rep
+			out = append(out, p)
+		}
 	}
 	return out
 }
 
-// configs is the table of configurations, with every operator one followed
-// by its baseline twin when -baseline names a second binary.
-func (b *bench) configs() []config {
-	if b.opts.baseline == "" {
-		return configs
+// withBaseline is cs with every operator configuration followed by its
+// baseline twin when -baseline names a second binary.
+func withBaseline(cs []config, baseline bool) []config {
+	if !baseline {
+		return cs
 	}
 	var out []config
-	for _, c := range configs {
+	for _, c := range cs {
 		out = append(out, c)
 		if c.kind == kindOurs {
 			c.baseline = true
@@ -129,7 +166,15 @@ type result struct {
 	// creations; writesBy breaks them down by verb and resource.
 	writes   float64
 	writesBy string
-	err      error
+	// The scale point only: rebuild is the operator's own start-up rebuild
+	// as it logged it (0 for kube-controller-manager, which logs none);
+	// firstAlloc is the allocator's start → its first allocation (a canary
+	// node created as it starts); steadyRSSMiB its resident set once that
+	// settled, before the burst. cpuSeconds and peakRSSMiB then cover the
+	// whole run from the start.
+	rebuild, firstAlloc time.Duration
+	steadyRSSMiB        float64
+	err                 error
 }
 
 func (r result) rate() float64 {
@@ -146,30 +191,55 @@ func (r result) line() string {
 	case r.err != nil:
 		return fmt.Sprintf("%-10s %-26s FAILED: %v", r.scenario, r.config, r.err)
 	}
-	return fmt.Sprintf("%-10s %-26s %7.1fs %7.1f nodes/s  p50 %6dms  p99 %6dms  cpu %5.1fs  rss %4.0fMiB  writes: %s",
+	line := fmt.Sprintf("%-10s %-26s %7.1fs %7.1f nodes/s  p50 %6dms  p99 %6dms  cpu %5.1fs  rss %4.0fMiB  writes: %s",
 		r.scenario, r.config, r.total.Seconds(), r.rate(), r.p50.Milliseconds(), r.p99.Milliseconds(), r.cpuSeconds, r.peakRSSMiB, r.writesBy)
+	if r.scenario.existing > 0 {
+		line += fmt.Sprintf("  first allocation %s  steady rss %.0fMiB", r.firstAlloc.Round(time.Millisecond), r.steadyRSSMiB)
+	}
+	if r.rebuild > 0 {
+		line += fmt.Sprintf("  rebuild %s", r.rebuild.Round(time.Millisecond))
+	}
+	return line
 }
 
 // runOne starts the allocator, creates the nodes, waits until every one has
 // podCIDRs, reads the allocator's CPU time and peak memory, checks the
-// invariants, and leaves the cluster empty for the next run.
+// invariants, and leaves the cluster empty for the next run (but for the
+// scale point's existing nodes, which the next scale run reuses).
 func (b *bench) runOne(ctx context.Context, p planned, id string) result {
 	r := result{planned: p}
 	if p.skip != "" {
 		return r
 	}
-	progress("%s: %s, %s", id, p.scenario, p.config)
-	ctx, cancel := context.WithTimeout(ctx, b.opts.runTimeout)
-	defer cancel()
-	r.err = b.measure(ctx, &r, id)
-	if err := b.reset(context.Background(), p.config); err != nil {
+	progress("%s: %s, %s (repetition %d)", id, p.scenario, p.config, p.rep)
+	nw := b.networkFor(p.scenario)
+	// Creating or deleting the scale point's nodes is set-up, not part of
+	// the run and its timeout.
+	seedCtx, cancelSeed := context.WithTimeout(ctx, seedTimeout)
+	r.err = b.ensureSeed(seedCtx, p.scenario, nw)
+	cancelSeed()
+	if r.err == nil {
+		runCtx, cancel := context.WithTimeout(ctx, b.opts.runTimeout)
+		if p.scenario.existing > 0 {
+			r.err = b.measureScale(runCtx, &r, nw, id)
+		} else {
+			r.err = b.measure(runCtx, &r, nw, id)
+		}
+		cancel()
+	}
+	if err := b.reset(ctx, p.config); err != nil {
 		r.err = errors.Join(r.err, err)
 	}
 	return r
 }
 
-func (b *bench) measure(ctx context.Context, r *result, id string) error {
-	proc, err := b.start(ctx, r.config, id+"-"+strings.NewReplacer(" ", "", ",", "", "/", "-", "(", "", ")", "", "[", "-", "]", "").Replace(r.config.String()))
+// processName names an allocator's process (and its log) after the run.
+func processName(id string, c config) string {
+	return id + "-" + strings.NewReplacer(" ", "", ",", "", "/", "-", "(", "", ")", "", "[", "-", "]", "").Replace(c.String())
+}
+
+func (b *bench) measure(ctx context.Context, r *result, nw network, id string) error {
+	proc, err := b.start(ctx, r.config, nw, processName(id, r.config))
 	if err != nil {
 		return err
 	}
@@ -212,13 +282,16 @@ func (b *bench) measure(ctx context.Context, r *result, id string) error {
 	r.writes, r.writesBy = allocatorWrites(writes0, writes1)
 	r.total, r.cpuSeconds, r.peakRSSMiB = last.Sub(t0), cpu1-cpu0, float64(hwm)/1024
 	r.p50, r.p99, r.max = percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
-	return b.verify(ctx, r.config)
+	return b.verify(ctx, r.config, r.scenario)
 }
 
-// verify checks that every node has podCIDRs and that the invariant checker
-// finds nothing (no overlapping podCIDRs; for the operator, every podCIDR in
-// a range seen Active).
-func (b *bench) verify(ctx context.Context, cfg config) error {
+// verify checks that every node has podCIDRs (one per family in a
+// dual-stack run) and that the invariant checker finds nothing (no
+// overlapping podCIDRs; for the operator, every podCIDR it assigned in a
+// range seen Active). The scale point's existing nodes are checked only for
+// overlaps, by a sort, since comparing every pair of 100,000 nodes would
+// take longer than the run.
+func (b *bench) verify(ctx context.Context, cfg config, s scenario) error {
 	nodes, err := b.allocated(ctx)
 	if err != nil {
 		return err
@@ -231,16 +304,31 @@ func (b *bench) verify(ctx context.Context, cfg config) error {
 		}
 		checker.ObserveRanges(pn)
 	}
-	if err := checker.Check(nodes); err != nil {
+	if s.dualStack {
+		for i := range nodes {
+			if len(invariants.PodCIDRs(&nodes[i])) != 2 {
+				return fmt.Errorf("node %s has podCIDRs %v, want one per IP family", nodes[i].Name, nodes[i].Spec.PodCIDRs)
+			}
+		}
+	}
+	checked := nodes
+	if s.existing > 0 {
+		checked = slices.DeleteFunc(slices.Clone(nodes), func(n corev1.Node) bool { return n.Labels[seedLabel] != "" })
+		if o, found := invariants.AnyOverlap(nodes); found {
+			return fmt.Errorf("invariants violated: %s", o)
+		}
+	}
+	if err := checker.Check(checked); err != nil {
 		return fmt.Errorf("invariants violated: %w", err)
 	}
 	return nil
 }
 
-// reset stops nothing (the run's deferred Stop did); it deletes every node,
-// and for the operator its PodNetwork and consumers, then compacts etcd.
+// reset stops nothing (the run's deferred Stop did); it deletes every node
+// but the scale point's existing ones, and for the operator its PodNetwork
+// and consumers, then compacts etcd.
 func (b *bench) reset(ctx context.Context, cfg config) error {
-	if err := deleteAllNodes(ctx, b.cs); err != nil {
+	if err := deleteNodes(ctx, b.cs, "!"+seedLabel); err != nil {
 		return err
 	}
 	if cfg.kind == kindOurs {

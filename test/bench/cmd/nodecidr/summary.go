@@ -82,6 +82,9 @@ func (w row) median() result {
 	m.cpuSeconds = num(func(r result) float64 { return r.cpuSeconds })
 	m.peakRSSMiB = num(func(r result) float64 { return r.peakRSSMiB })
 	m.writes = num(func(r result) float64 { return r.writes })
+	m.rebuild = dur(func(r result) time.Duration { return r.rebuild })
+	m.firstAlloc = dur(func(r result) time.Duration { return r.firstAlloc })
+	m.steadyRSSMiB = num(func(r result) float64 { return r.steadyRSSMiB })
 	m.writesBy = w.runs[len(w.runs)/2].writesBy
 	return m
 }
