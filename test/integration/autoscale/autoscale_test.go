@@ -116,7 +116,7 @@ var _ = Describe("Autoscaling", func() {
 		p.GrowBy = v1alpha1.GrowByExpand
 		Expect(k8sClient.Create(suiteCtx, network(p, framework.Range("pods", "10.71.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 
-		names := createNodes("full", 20)
+		names := k8sClient.CreateNodes("full", 20)
 		// The pool expands once, to its whole /24 (16 blocks); 4 nodes wait.
 		Eventually(withoutPodCIDRs(names)).Should(HaveLen(4))
 		Eventually(poolCondition).WithArguments(v1alpha1.PoolExhaustedCondition).Should(And(
@@ -141,7 +141,7 @@ var _ = Describe("Autoscaling", func() {
 		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.72.0.0/20", 24, 30),
 			framework.Range("pods", "10.72.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 
-		names := createNodes("rej", 8)
+		names := k8sClient.CreateNodes("rej", 8)
 		Eventually(withoutPodCIDRs(names)).Should(BeEmpty())
 		Eventually(poolState).Should(Equal(v1alpha1.PoolBlocked))
 		Expect(poolCondition(v1alpha1.PoolBlockedCondition)).To(And(
@@ -176,7 +176,7 @@ var _ = Describe("Autoscaling", func() {
 
 		// 6 of the admin's 8 blocks taken: fewer than 3 free, the pool adds
 		// a /25 (8 more).
-		names := createNodes("shrink", 6)
+		names := k8sClient.CreateNodes("shrink", 6)
 		Eventually(withoutPodCIDRs(names)).Should(BeEmpty())
 		Eventually(autoscaled).Should(HaveExactElements("p-1=10.73.0.128/25"))
 		Eventually(k8sClient.Phase).WithArguments("p-1").Should(Equal(v1alpha1.RangePhaseActive))
@@ -208,7 +208,7 @@ var _ = Describe("Autoscaling", func() {
 		Expect(k8sClient.Create(suiteCtx, network(autoPool("10.76.0.0/20", 24, 30),
 			framework.Range("pods", "10.76.0.0/25").NodeMaskSize(28).Obj()))).To(Succeed())
 
-		names := createNodes("restart", 8)
+		names := k8sClient.CreateNodes("restart", 8)
 		Eventually(withoutPodCIDRs(names)).Should(BeEmpty())
 		Eventually(autoscaled).Should(HaveLen(1))
 		held := autoscaled()

@@ -21,14 +21,12 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -163,24 +161,6 @@ func events(reason string) []eventsv1.Event {
 	return out
 }
 
-// createNodes creates count nodes named prefix-0 ... concurrently.
-func createNodes(prefix string, count int) []string {
-	GinkgoHelper()
-	names := make([]string, count)
-	errs := make(chan error, count)
-	var wg sync.WaitGroup
-	for i := range count {
-		names[i] = fmt.Sprintf("%s-%d", prefix, i)
-		wg.Go(func() { errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Obj()) })
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		Expect(err).NotTo(HaveOccurred())
-	}
-	return names
-}
-
 // createNodesAtRate creates count nodes at perSecond, one per tick, and
 // returns their names. The ticker paces the load, as nodes joining a
 // cluster would; nothing waits on it for a condition.
@@ -238,37 +218,13 @@ func deleteNodes(names []string) {
 	}
 }
 
-// resetCluster removes everything a spec created: nodes, the PodNetwork
-// (its drain finalizer stripped: the operator is stopped by then), the
-// autoscaler's set, the consumers and the events.
+// resetCluster removes everything a spec created (framework.API.ResetCluster)
+// and the autoscaler's set.
 func resetCluster() {
 	GinkgoHelper()
-	Expect(k8sClient.DeleteAllOf(suiteCtx, &corev1.Node{})).To(Succeed())
-	pn := &v1alpha1.PodNetwork{}
-	if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err == nil {
-		if len(pn.Finalizers) > 0 {
-			patch := client.MergeFrom(pn.DeepCopy())
-			pn.Finalizers = nil
-			Expect(k8sClient.Patch(suiteCtx, pn, patch)).To(Succeed())
-		}
-		Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, pn))).To(Succeed())
-	} else {
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "reading the PodNetwork: %v", err)
-	}
-	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &v1alpha1.AutoscaledRangeSet{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.AutoscaledRangeSetName}}))).To(Succeed())
-	Expect(k8sClient.DeleteAllOf(suiteCtx, &v1alpha1.PodNetworkConsumer{})).To(Succeed())
-	Expect(k8sClient.DeleteAllOf(suiteCtx, &eventsv1.Event{}, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
-	Eventually(func() int {
-		var nodes corev1.NodeList
-		Expect(k8sClient.List(suiteCtx, &nodes)).To(Succeed())
-		var pns v1alpha1.PodNetworkList
-		Expect(k8sClient.List(suiteCtx, &pns)).To(Succeed())
-		var sets v1alpha1.AutoscaledRangeSetList
-		Expect(k8sClient.List(suiteCtx, &sets)).To(Succeed())
-		var cs v1alpha1.PodNetworkConsumerList
-		Expect(k8sClient.List(suiteCtx, &cs)).To(Succeed())
-		return len(nodes.Items) + len(pns.Items) + len(sets.Items) + len(cs.Items)
-	}).Should(BeZero())
+	k8sClient.ResetCluster(
+		&v1alpha1.AutoscaledRangeSet{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.AutoscaledRangeSetName}},
+	)
 }
 
 // phasesSeen returns, per range name, the phases the recorded PodNetwork

@@ -28,7 +28,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -178,20 +177,11 @@ func beInvalid() OmegaMatcher {
 	return WithTransform(apierrors.IsInvalid, BeTrue())
 }
 
-// resetCluster removes everything a spec created on api's cluster.
+// resetCluster removes everything a spec created on api's cluster: the
+// ServiceCIDRs other than the apiserver's own, then what
+// framework.API.ResetCluster removes.
 func resetCluster(api *framework.API) {
 	GinkgoHelper()
-	Expect(api.DeleteAllOf(suiteCtx, &corev1.Node{})).To(Succeed())
-	pn := &v1alpha1.PodNetwork{}
-	if err := api.Get(suiteCtx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err == nil {
-		if len(pn.Finalizers) > 0 {
-			patch := client.MergeFrom(pn.DeepCopy())
-			pn.Finalizers = nil
-			Expect(api.Patch(suiteCtx, pn, patch)).To(Succeed())
-		}
-		Expect(client.IgnoreNotFound(api.Delete(suiteCtx, pn))).To(Succeed())
-	}
-	Expect(api.DeleteAllOf(suiteCtx, &v1alpha1.PodNetworkConsumer{})).To(Succeed())
 	var svcs networkingv1.ServiceCIDRList
 	Expect(api.List(suiteCtx, &svcs)).To(Succeed())
 	for i := range svcs.Items {
@@ -199,16 +189,7 @@ func resetCluster(api *framework.API) {
 			Expect(client.IgnoreNotFound(api.Delete(suiteCtx, &svcs.Items[i]))).To(Succeed())
 		}
 	}
-	Expect(api.DeleteAllOf(suiteCtx, &eventsv1.Event{}, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
-	Eventually(func() int {
-		var nodes corev1.NodeList
-		Expect(api.List(suiteCtx, &nodes)).To(Succeed())
-		var pns v1alpha1.PodNetworkList
-		Expect(api.List(suiteCtx, &pns)).To(Succeed())
-		var cs v1alpha1.PodNetworkConsumerList
-		Expect(api.List(suiteCtx, &cs)).To(Succeed())
-		return len(nodes.Items) + len(pns.Items) + len(cs.Items)
-	}).Should(BeZero())
+	api.ResetCluster()
 }
 
 // rangeEvents returns the notes of the events with the given reason about

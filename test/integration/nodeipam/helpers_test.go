@@ -30,7 +30,6 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -157,29 +156,6 @@ func replaceRanges(rs ...podnetworkv1alpha1.PodCIDRRange) {
 	Expect(k8sClient.EditRanges(func([]podnetworkv1alpha1.PodCIDRRange) []podnetworkv1alpha1.PodCIDRRange { return rs })).To(Succeed())
 }
 
-// createNodes creates count nodes named prefix-0 ... concurrently and
-// returns their names.
-func createNodes(prefix string, count int) []string {
-	GinkgoHelper()
-	names := make([]string, count)
-	errs := make(chan error, count)
-	var wg sync.WaitGroup
-	for i := range count {
-		names[i] = fmt.Sprintf("%s-%d", prefix, i)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- k8sClient.Create(suiteCtx, framework.Node(names[i]).Obj())
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		Expect(err).NotTo(HaveOccurred())
-	}
-	return names
-}
-
 // podCIDRsOf returns a node's podCIDRs.
 func podCIDRsOf(name string) func() []string {
 	return func() []string {
@@ -260,39 +236,12 @@ func uidOf(name string) func() string {
 	}
 }
 
-// resetCluster removes everything a spec created: nodes, the PodNetwork
-// (its drain finalizer stripped: the operator is stopped by then), the
-// consumers, events, the leader-election Lease and NodeIPAM's issued-block
-// record.
+// resetCluster removes everything a spec created (framework.API.ResetCluster)
+// and the leader-election Lease and NodeIPAM's issued-block record.
 func resetCluster() {
 	GinkgoHelper()
-	Expect(k8sClient.DeleteAllOf(suiteCtx, &corev1.Node{})).To(Succeed())
-	pn := &podnetworkv1alpha1.PodNetwork{}
-	if err := k8sClient.Get(suiteCtx, client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}, pn); err == nil {
-		if len(pn.Finalizers) > 0 {
-			patch := client.MergeFrom(pn.DeepCopy())
-			pn.Finalizers = nil
-			Expect(k8sClient.Patch(suiteCtx, pn, patch)).To(Succeed())
-		}
-		Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, pn))).To(Succeed())
-	} else {
-		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "reading the PodNetwork: %v", err)
-	}
-	Expect(k8sClient.DeleteAllOf(suiteCtx, &podnetworkv1alpha1.PodNetworkConsumer{})).To(Succeed())
-	Expect(k8sClient.DeleteAllOf(suiteCtx, &eventsv1.Event{}, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
-	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: controllers.LeaderElectionID},
-	}))).To(Succeed())
-	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: framework.RecordNamespace, Name: nodeipamctrl.RecordName},
-	}))).To(Succeed())
-	Eventually(func() int {
-		var nodes corev1.NodeList
-		Expect(k8sClient.List(suiteCtx, &nodes)).To(Succeed())
-		var pns podnetworkv1alpha1.PodNetworkList
-		Expect(k8sClient.List(suiteCtx, &pns)).To(Succeed())
-		var cs podnetworkv1alpha1.PodNetworkConsumerList
-		Expect(k8sClient.List(suiteCtx, &cs)).To(Succeed())
-		return len(nodes.Items) + len(pns.Items) + len(cs.Items)
-	}).Should(BeZero())
+	k8sClient.ResetCluster(
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: controllers.LeaderElectionID}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: framework.RecordNamespace, Name: nodeipamctrl.RecordName}},
+	)
 }

@@ -93,7 +93,7 @@ var _ = Describe("NodeIPAM", func() {
 		startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.244.0.0/16").NodeMaskSize(24).Obj())
 
-		names := createNodes("burst", 200)
+		names := k8sClient.CreateNodes("burst", 200)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		for _, n := range names {
 			Expect(podCIDRsOf(n)()).To(ConsistOf(inside("10.244.0.0/16")))
@@ -112,7 +112,7 @@ var _ = Describe("NodeIPAM", func() {
 		Eventually(k8sClient.Phase).WithArguments("v4").Should(Equal(pn.RangePhaseActive))
 		Eventually(k8sClient.Phase).WithArguments("v6").Should(Equal(pn.RangePhaseActive))
 
-		names := createNodes("ds", 3)
+		names := k8sClient.CreateNodes("ds", 3)
 		Eventually(countWithPodCIDRs(names)).Should(Equal(2))
 		with, without := withPodCIDRs(names)
 		for _, n := range with {
@@ -143,7 +143,7 @@ var _ = Describe("NodeIPAM", func() {
 		startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("first", "10.251.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 
-		names := createNodes("wait", 4)
+		names := k8sClient.CreateNodes("wait", 4)
 		Eventually(countWithPodCIDRs(names)).Should(Equal(2))
 		_, waiting := withPodCIDRs(names)
 		for _, n := range waiting {
@@ -184,7 +184,7 @@ var _ = Describe("NodeIPAM", func() {
 		startOperator()
 		createPodNetwork(3600, pn.WhenExhaustedReuseOldest, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 
-		names := createNodes("reuse", 2)
+		names := k8sClient.CreateNodes("reuse", 2)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		freed := podCIDRsOf(names[0])()[0]
 
@@ -224,7 +224,7 @@ var _ = Describe("NodeIPAM", func() {
 		op := startOperator(withClock(clk))
 		createPodNetwork(60, pn.WhenExhaustedWait, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
 
-		names := createNodes("quar", 2)
+		names := k8sClient.CreateNodes("quar", 2)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		freed := podCIDRsOf(names[0])()[0]
 		deleteNode(names[0])
@@ -252,13 +252,13 @@ var _ = Describe("NodeIPAM", func() {
 		history := recordRanges()
 		op := startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("r", "10.254.0.0/20").NodeMaskSize(24).Obj()) // 16 blocks
-		before := createNodes("before", 8)
+		before := k8sClient.CreateNodes("before", 8)
 		Eventually(allHavePodCIDRs(before)).Should(BeEmpty())
 		Expect(op.Stop()).To(Succeed())
 
-		between := createNodes("between", 4)
+		between := k8sClient.CreateNodes("between", 4)
 		startOperator()
-		after := createNodes("after", 4)
+		after := k8sClient.CreateNodes("after", 4)
 		all := append(append(before, between...), after...)
 		Eventually(allHavePodCIDRs(all)).Should(BeEmpty())
 		expectInvariants(history)
@@ -279,7 +279,7 @@ var _ = Describe("NodeIPAM", func() {
 		startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.244.0.0/20").NodeMaskSize(24).Obj()) // 16 blocks
 
-		fresh := createNodes("fresh", 10) // 16 - 6 adopted = 10 free
+		fresh := k8sClient.CreateNodes("fresh", 10) // 16 - 6 adopted = 10 free
 		Eventually(allHavePodCIDRs(fresh)).Should(BeEmpty())
 		Eventually(k8sClient.Usage).WithArguments("pods").Should(Equal(pn.NewRangeUsage(16, 16, 0, 0)))
 		for name, cidr := range kcm {
@@ -296,7 +296,7 @@ var _ = Describe("NodeIPAM", func() {
 		startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.246.0.0/24").NodeMaskSize(26).Obj())
 
-		names := createNodes("native", 2)
+		names := k8sClient.CreateNodes("native", 2)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		Eventually(func() []string { return k8sClient.GetPodNetwork().Status.ForeignNodes }).Should(Equal([]string{"foreign-0"}))
 		Expect(podCIDRsOf("foreign-0")()).To(Equal([]string{"192.168.77.0/24"}))
@@ -329,7 +329,7 @@ var _ = Describe("NodeIPAM", func() {
 		history := recordRanges()
 		startOperator()
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("old", "10.247.0.0/24").NodeMaskSize(26).Obj())
-		holders := createNodes("holder", 2)
+		holders := k8sClient.CreateNodes("holder", 2)
 		Eventually(allHavePodCIDRs(holders)).Should(BeEmpty())
 
 		replaceRanges(framework.Range("new", "10.248.0.0/24").NodeMaskSize(26).Obj())
@@ -364,7 +364,7 @@ var _ = Describe("NodeIPAM", func() {
 
 		standby := startOperator(leaderElection)
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("pods", "10.249.0.0/24").NodeMaskSize(26).Obj())
-		first := createNodes("led", 2)
+		first := k8sClient.CreateNodes("led", 2)
 		Eventually(allHavePodCIDRs(first)).Should(BeEmpty())
 		Expect(standby.writes.list()).To(BeEmpty())
 		Expect(leader.writes.list()).NotTo(BeEmpty())
@@ -374,7 +374,7 @@ var _ = Describe("NodeIPAM", func() {
 		// The leader leaves; the standby takes over, rebuilds and allocates
 		// around what the first leader assigned.
 		Expect(leader.Stop()).To(Succeed())
-		second := createNodes("took-over", 2)
+		second := k8sClient.CreateNodes("took-over", 2)
 		Eventually(allHavePodCIDRs(second)).Should(BeEmpty())
 		Expect(standby.writes.list()).NotTo(BeEmpty())
 		expectInvariants(history)

@@ -74,7 +74,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		clk := clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 		op := startOperator(withClock(clk), withoutStatusWrites)
 		createPodNetwork(60, pn.WhenExhaustedWait, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
-		names := createNodes("killed", 2)
+		names := k8sClient.CreateNodes("killed", 2)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		freed := podCIDRsOf(names[0])()[0]
 
@@ -93,7 +93,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		clk := clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
 		op := startOperator(withClock(clk))
 		createPodNetwork(60, pn.WhenExhaustedWait, framework.Range("q", "10.253.0.0/23").NodeMaskSize(24).Obj()) // 2 blocks
-		names := createNodes("downtime", 2)
+		names := k8sClient.CreateNodes("downtime", 2)
 		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
 		Eventually(k8sClient.Usage).WithArguments("q").Should(Equal(pn.NewRangeUsage(2, 2, 0, 0)))
 		freed := podCIDRsOf(names[0])()[0]
@@ -134,7 +134,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		Eventually(quarantined).WithTimeout(2 * time.Minute).Should(HaveLen(nodeipamcore.MaxStatusQuarantine))
 
 		// Every free block is quarantined: new nodes wait.
-		waiting := createNodes("waiting", 4)
+		waiting := k8sClient.CreateNodes("waiting", 4)
 		for _, name := range waiting {
 			Eventually(cidrNotAvailable(uidOf(name))).Should(ConsistOf(ContainSubstring("all free blocks are quarantined")))
 		}
@@ -146,7 +146,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		for _, name := range waiting {
 			Eventually(cidrNotAvailable(uidOf(name))).Should(HaveLen(2), "the new leader retried %s and found nothing free", name)
 		}
-		newcomer := createNodes("newcomer", 1)[0]
+		newcomer := k8sClient.CreateNodes("newcomer", 1)[0]
 		Eventually(cidrNotAvailable(uidOf(newcomer))).Should(ConsistOf(ContainSubstring("all free blocks are quarantined")))
 		for _, name := range append(waiting, newcomer) {
 			Expect(podCIDRsOf(name)()).To(BeEmpty())
