@@ -213,7 +213,7 @@ func (r *NodeReconciler) write(ctx context.Context, node *corev1.Node, blocks []
 	switch {
 	case err == nil:
 		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
-		r.signals.reconcileNetwork()
+		r.signals.wrote()
 		ctrl.LoggerFrom(ctx).Info("assigned podCIDRs", "podCIDRs", cidrs)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
