@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/internal/lazylog"
 	"podnetwork.io/operator/internal/memlimit"
 )
 
@@ -45,8 +46,10 @@ func main() {
 	flag.Parse()
 
 	// zap through zapr: controller-runtime's zap package builds a zap logger
-	// and wraps it as a logr.Logger with zapr.
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	// and wraps it as a logr.Logger with zapr. lazylog defers the values of
+	// the logger controller-runtime builds for every reconcile to the
+	// messages written (internal/lazylog).
+	ctrl.SetLogger(lazylog.Wrap(zap.New(zap.UseFlagOptions(&zapOpts))))
 	log := ctrl.Log.WithName("setup")
 
 	switch limit, ok, err := memlimit.SoftLimit(os.Getenv); {

@@ -152,6 +152,15 @@ func logConfigProblems(ctx context.Context, problems []nodeipamcore.ConfigProble
 	}
 }
 
+// writtenThrottle is the shortest time between two reconciles of the
+// PodNetwork side that writes of podCIDRs trigger: a second, and never
+// longer than StatusInterval, which holds the usage report back to one
+// write per interval (with an interval of 0, every write reconciles, as
+// before).
+func writtenThrottle(statusInterval time.Duration) time.Duration {
+	return min(time.Second, statusInterval)
+}
+
 // SetupWithManager watches PodNetwork "default", the autoscaler's ranges
 // (a range's nodeSelector is in its declaration), NodeIPAM's own
 // PodNetworkConsumer and the state's signal.
@@ -168,6 +177,6 @@ func (r *NetworkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named(podnetworkv1alpha1.PodNetworkName))).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(ConsumerName))).
 		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
-		WatchesRawSource(r.signals.networkSource()).
+		WatchesRawSource(r.signals.networkSource(r.Clock, writtenThrottle(r.StatusInterval))).
 		Complete(r)
 }

@@ -213,7 +213,7 @@ func (r *NodeReconciler) write(ctx context.Context, node *corev1.Node, blocks []
 	switch {
 	case err == nil:
 		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
-		r.signals.reconcileNetwork()
+		r.signals.wrote()
 		ctrl.LoggerFrom(ctx).Info("assigned podCIDRs", "podCIDRs", cidrs)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
@@ -290,11 +290,17 @@ func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, all
 
 // SetupWithManager watches nodes (only the changes NodeIPAM acts on) and
 // the retry signal of the shared state, with workers reconciling in
-// parallel.
+// parallel. An update that brings podCIDRs the state already holds for the
+// node, NodeIPAM's own write coming back, is not reconciled: it would
+// change nothing (State.Settled), and in a burst it was every other
+// reconcile.
 func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
+	relevant := func(oldNode, newNode *corev1.Node) bool {
+		return nodeRelevant(oldNode, newNode) && !r.state.Settled(newNode)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("node-ipam").
-		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(nodeRelevant))).
+		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(relevant))).
 		WatchesRawSource(r.signals.nodeSource(r.state)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
 		Complete(r)

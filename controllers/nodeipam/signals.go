@@ -18,9 +18,11 @@ package nodeipam
 
 import (
 	"context"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -34,10 +36,11 @@ import (
 type signals struct {
 	nodes   chan struct{} // retry the waiting nodes
 	network chan struct{} // reconcile the PodNetwork side
+	written chan struct{} // reconcile the PodNetwork side, throttled
 }
 
 func newSignals() *signals {
-	return &signals{nodes: make(chan struct{}, 1), network: make(chan struct{}, 1)}
+	return &signals{nodes: make(chan struct{}, 1), network: make(chan struct{}, 1), written: make(chan struct{}, 1)}
 }
 
 // all retries the waiting nodes and reconciles the PodNetwork side: the gate
@@ -57,6 +60,16 @@ func (t *signals) retryNodes() {
 func (t *signals) reconcileNetwork() {
 	select {
 	case t.network <- struct{}{}:
+	default:
+	}
+}
+
+// wrote reconciles the PodNetwork side after podCIDRs were written, at most
+// once per writtenThrottle (networkSource): a write changes only the usage
+// report, which is written at most once per StatusInterval anyway.
+func (t *signals) wrote() {
+	select {
+	case t.written <- struct{}{}:
 	default:
 	}
 }
@@ -86,16 +99,30 @@ func (t *signals) nodeSource(state *nodeipamcore.State) source.Source {
 
 // networkSource enqueues PodNetwork "default" whenever the network side is
 // triggered, so usage, quarantine and acknowledgements follow allocations
-// and releases.
-func (t *signals) networkSource() source.Source {
+// and releases. After writes it does so at most once per every
+// (nodeipamcore.Throttle): the first write after a quiet period at once, as
+// any other trigger, and during a burst once per period instead of after
+// every write. In a 3,000-node burst that was 937 reconciles of the
+// PodNetwork side, each a no-op but for the usage report, which
+// StatusInterval holds back to one write per interval anyway.
+func (t *signals) networkSource(clk clock.PassiveClock, every time.Duration) source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		go func() {
+			var last time.Time
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-t.network:
 					q.Add(watches.PodNetworkRequest)
+				case <-t.written:
+					var wait time.Duration
+					wait, last = nodeipamcore.Throttle(last, clk.Now(), every)
+					if wait == 0 {
+						q.Add(watches.PodNetworkRequest)
+					} else {
+						q.AddAfter(watches.PodNetworkRequest, wait) // the queue keeps the earliest
+					}
 				}
 			}
 		}()

@@ -231,10 +231,10 @@ func (s *State) Observe(node *corev1.Node) Observation {
 	cidrs := read.Prefixes
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, known := s.nodes[node.Name]
-	if known && rec.uid == node.UID && slices.Equal(rec.cidrs, cidrs) {
+	if s.settledLocked(node, cidrs) {
 		return Observation{}
 	}
+	rec, known := s.nodes[node.Name]
 	ours := known && rec.uid == node.UID && rec.ours
 	if w, ok := s.inflight[node.Name]; ok {
 		delete(s.inflight, node.Name)
@@ -259,6 +259,29 @@ func (s *State) Observe(node *corev1.Node) Observation {
 		}
 	}
 	return out
+}
+
+// Settled reports whether observing node would change nothing: the state
+// holds exactly its podCIDRs for this node object. That is what NodeIPAM's
+// own write looks like when it comes back through the watch after the
+// write's response was recorded (Written), so the controller need not
+// reconcile it: one reconcile per node instead of two in a burst. A node
+// without podCIDRs is never settled.
+func (s *State) Settled(node *corev1.Node) bool {
+	if len(node.Spec.PodCIDRs) == 0 {
+		return false
+	}
+	cidrs := cidr.ObservePrefixes(node.Spec.PodCIDRs).Prefixes
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settledLocked(node, cidrs)
+}
+
+// settledLocked reports whether the state holds exactly cidrs, the node's
+// parsed podCIDRs, for this node object.
+func (s *State) settledLocked(node *corev1.Node, cidrs []netip.Prefix) bool {
+	rec, known := s.nodes[node.Name]
+	return known && rec.uid == node.UID && slices.Equal(rec.cidrs, cidrs)
 }
 
 // conflictsLocked returns the overlaps of name's podCIDRs with the podCIDRs

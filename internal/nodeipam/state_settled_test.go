@@ -1,0 +1,98 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodeipam
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestStateSettled(t *testing.T) {
+	// withUID is n with another object's uid, as after the node was replaced.
+	withUID := func(n *corev1.Node, uid string) *corev1.Node {
+		n.UID = types.UID(uid)
+		return n
+	}
+	tests := []struct {
+		name   string
+		listed []*corev1.Node
+		before func(f *stateFixture) []string // returns a's podCIDRs where it assigns them
+		node   func(aCIDRs []string) *corev1.Node
+		want   bool
+	}{
+		{
+			name:   "NodeIPAM's write coming back after its response was recorded",
+			before: func(f *stateFixture) []string { f.allocateAndWriteA(); return f.holdings()["a"] },
+			node:   func(a []string) *corev1.Node { return node("a", a...) },
+			want:   true,
+		},
+		{
+			name:   "NodeIPAM's write coming back before its response: still in flight",
+			before: func(f *stateFixture) []string { return f.allocate("a") },
+			node:   func(a []string) *corev1.Node { return node("a", a...) },
+		},
+		{
+			name:   "podCIDRs the rebuild listed",
+			listed: []*corev1.Node{node("a", "10.0.0.64/26")},
+			node:   func([]string) *corev1.Node { return node("a", "10.0.0.64/26") },
+			want:   true,
+		},
+		{
+			name:   "podCIDRs observed once before",
+			before: func(f *stateFixture) []string { f.state.Observe(node("a", "10.0.0.128/26")); return nil },
+			node:   func([]string) *corev1.Node { return node("a", "10.0.0.128/26") },
+			want:   true,
+		},
+		{
+			name:   "another node object of the same name",
+			listed: []*corev1.Node{node("a", "10.0.0.64/26")},
+			node:   func([]string) *corev1.Node { return withUID(node("a", "10.0.0.64/26"), "uid-a2") },
+		},
+		{
+			name:   "other podCIDRs than the state holds",
+			listed: []*corev1.Node{node("a", "10.0.0.64/26")},
+			node:   func([]string) *corev1.Node { return node("a", "10.0.0.128/26") },
+		},
+		{
+			name: "a node the state does not know",
+			node: func([]string) *corev1.Node { return node("a", "10.0.0.64/26") },
+		},
+		{
+			name:   "a node without podCIDRs",
+			listed: []*corev1.Node{node("a")},
+			node:   func([]string) *corev1.Node { return node("a") },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			f := openState(t, smallNet(), tt.listed...)
+			var a []string
+			if tt.before != nil {
+				a = tt.before(f)
+			}
+			n := tt.node(a)
+			g.Expect(f.state.Settled(n)).To(Equal(tt.want))
+			if tt.want {
+				g.Expect(f.state.Observe(n).Changed).To(BeFalse(), "a settled node is one whose observation changes nothing")
+			}
+		})
+	}
+}
