@@ -243,11 +243,11 @@ func (h *fuzzHarness) expectAssign(owner, name string) (netip.Prefix, error) {
 			return p.rng.block(i), nil
 		}
 	}
-	if len(p.freed.items) == 0 {
+	if p.freed.Len() == 0 {
 		return netip.Prefix{}, ErrExhausted
 	}
-	oldest := p.freed.items[0]
-	for _, e := range p.freed.items {
+	oldest := p.freed.entries()[0]
+	for _, e := range p.freed.entries() {
 		if e.before(oldest) {
 			oldest = e
 		}

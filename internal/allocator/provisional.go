@@ -94,7 +94,7 @@ func (a *Allocator) unallocatedLocked(b netip.Prefix) bool {
 		if !ok {
 			continue
 		}
-		if p.isAllocated(idx) {
+		if a.allocatedIn(p, idx) {
 			return false
 		}
 		found = true
