@@ -190,6 +190,12 @@ func (a *Allocator) dropHoldingLocked(owner string, pfx netip.Prefix, freed func
 	} else {
 		a.owners[owner] = hs
 	}
+	a.unholdLocked(pfx, freed)
+}
+
+// unholdLocked unmarks one holder of pfx in every pool it overlaps and
+// reports the blocks left without holders to freed, if not nil.
+func (a *Allocator) unholdLocked(pfx netip.Prefix, freed func(p *pool, idx int)) {
 	for _, p := range a.order {
 		if lo, hi, ok := p.rng.Overlapping(pfx); ok {
 			p.unhold(lo, hi, func(idx int) {

@@ -23,11 +23,13 @@ import (
 )
 
 // provisionalBlock is a block Assign handed to an owner that no Reserve has
-// confirmed yet, with its state before the assignment: never used (freedAt
-// nil) or remembered as freed at *freedAt.
+// confirmed yet, with its state before the assignment: never used (wasFreed
+// false) or remembered as freed at freedAt. A value, not a pointer to the
+// time, so recording it allocates nothing beyond the owner's slice.
 type provisionalBlock struct {
-	block   netip.Prefix
-	freedAt *time.Time
+	block    netip.Prefix
+	freedAt  time.Time
+	wasFreed bool
 }
 
 // Unassign undoes every assignment of owner that Reserve has not confirmed,
@@ -52,8 +54,8 @@ func (a *Allocator) Unassign(owner string) []netip.Prefix {
 	out := make([]netip.Prefix, 0, len(ps))
 	for _, pb := range ps {
 		a.dropHoldingLocked(owner, pb.block, nil)
-		if pb.freedAt != nil && a.unallocatedLocked(pb.block) {
-			a.freeBlockLocked(pb.block, *pb.freedAt)
+		if pb.wasFreed && a.unallocatedLocked(pb.block) {
+			a.freeBlockLocked(pb.block, pb.freedAt)
 		}
 		out = append(out, pb.block)
 	}
@@ -61,10 +63,9 @@ func (a *Allocator) Unassign(owner string) []netip.Prefix {
 	return out
 }
 
-// markProvisionalLocked records that Assign gave owner block b, which was
-// remembered as freed at *freedAt, or never used when freedAt is nil.
-func (a *Allocator) markProvisionalLocked(owner string, b netip.Prefix, freedAt *time.Time) {
-	a.provisional[owner] = append(a.provisional[owner], provisionalBlock{block: b, freedAt: freedAt})
+// markProvisionalLocked records that Assign gave owner block pb.block.
+func (a *Allocator) markProvisionalLocked(owner string, pb provisionalBlock) {
+	a.provisional[owner] = append(a.provisional[owner], pb)
 }
 
 // confirmLocked drops the provisional record of owner's block pfx, if any:
