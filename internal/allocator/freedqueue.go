@@ -53,7 +53,7 @@ const minCompactCap = 256
 // found by binary search and cost a move of the shorter side. It has no
 // per-block index: the caller knows the freed time of a block from the
 // Allocator's freed map and passes it, so memory is proportional to the
-// entries alone (at most twice their count, plus minCompactCap), whatever
+// entries alone (at most four times their count, or minCompactCap), whatever
 // the size of the range.
 type freedQueue struct {
 	items []freedEntry // items[head:] are the entries, sorted by compareEntries
@@ -96,20 +96,41 @@ func (q *freedQueue) insert(idx int, at time.Time) {
 		q.head--
 		q.items[q.head] = e
 	default:
+		q.makeRoom()
+		i, _ = q.find(e)
 		q.items = slices.Insert(q.items, i, e)
 	}
 }
 
-// append adds e after every entry, first moving the entries to the front of
-// the slice when half of it is consumed, so the slice stays at most twice
-// the entries.
+// append adds e after every entry.
 func (q *freedQueue) append(e freedEntry) {
-	if len(q.items) == cap(q.items) && q.head > 0 && q.head >= len(q.items)/2 {
+	q.makeRoom()
+	q.items = append(q.items, e)
+}
+
+// makeRoom makes sure items has room for one more entry without an implicit
+// growth: a full slice whose front quarter or more is consumed is compacted
+// in place; otherwise the entries move to a new slice of twice their count.
+// Both copy O(entries) once per at least a quarter of as many appends or
+// pops, and with shrink the capacity stays within four times the entries.
+func (q *freedQueue) makeRoom() {
+	if len(q.items) < cap(q.items) {
+		return
+	}
+	if q.head > 0 && q.head >= len(q.items)/4 {
 		n := copy(q.items, q.items[q.head:])
 		clear(q.items[n:])
 		q.items, q.head = q.items[:n], 0
+		return
 	}
-	q.items = append(q.items, e)
+	q.resize(max(minCompactCap, 2*q.Len()))
+}
+
+// resize moves the entries to the front of a new slice of capacity c.
+func (q *freedQueue) resize(c int) {
+	items := make([]freedEntry, q.Len(), c)
+	copy(items, q.items[q.head:])
+	q.items, q.head = items, 0
 }
 
 // remove forgets block idx freed at at and reports whether it was present.
@@ -148,9 +169,7 @@ func (q *freedQueue) popFront() {
 // MaxQuarantine bound trimmed it), keeping twice the entries.
 func (q *freedQueue) shrink() {
 	if c := cap(q.items); c > minCompactCap && q.Len()*4 < c {
-		items := make([]freedEntry, q.Len(), max(minCompactCap, 2*q.Len()))
-		copy(items, q.items[q.head:])
-		q.items, q.head = items, 0
+		q.resize(max(minCompactCap, 2*q.Len()))
 	}
 }
 
