@@ -38,7 +38,7 @@ type Allocator struct {
 	// provisional records, per owner, the blocks Assign handed out that no
 	// Reserve has confirmed yet, with their state before, so Unassign can
 	// undo an assignment the API never stored (see provisional.go).
-	provisional map[string][]provisionalBlock
+	provisional map[string]provisionalList
 }
 
 // RangeSpec configures one range. Ranges that overlap must nest and use the
@@ -58,7 +58,7 @@ func New(opts Options) *Allocator {
 		pools:       map[string]*pool{},
 		owners:      map[string][]netip.Prefix{},
 		freed:       map[netip.Prefix]time.Time{},
-		provisional: map[string][]provisionalBlock{},
+		provisional: map[string]provisionalList{},
 	}
 }
 

@@ -19,6 +19,7 @@ package allocator
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 )
 
@@ -38,12 +39,15 @@ func (a *Allocator) Assign(owner, rangeName string, now time.Time) (netip.Prefix
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p, err := a.poolFor(owner, rangeName)
-	if err != nil {
-		return netip.Prefix{}, err
+	p, ok := a.pools[rangeName]
+	if !ok {
+		return netip.Prefix{}, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
 	}
 	if h, ok := a.heldIn(owner, p); ok {
 		return h, nil
+	}
+	if !p.active {
+		return netip.Prefix{}, fmt.Errorf("range %q: %w", rangeName, ErrRangeInactive)
 	}
 	pb, err := a.assignLocked(owner, p, now)
 	if err != nil {
@@ -137,6 +141,27 @@ func (a *Allocator) assignLocked(owner string, p *pool, now time.Time) (provisio
 		idx, pb.freedAt, pb.wasFreed = e.idx, e.at, true
 	}
 	pb.block = p.rng.block(idx)
-	a.holdLocked(owner, pb.block)
+	a.holdBlockLocked(owner, p, idx, pb)
 	return pb, nil
+}
+
+// holdBlockLocked is holdLocked for block idx of p, which owner does not
+// hold, as Assign picked it: the block is one block of every pool that
+// contains it, and it is a remembered freed block only if pb.wasFreed (pools
+// sharing a block agree on its state), so the common never-used case does
+// no freed-map lookup.
+func (a *Allocator) holdBlockLocked(owner string, p *pool, idx int, pb provisionalBlock) {
+	hs := a.owners[owner]
+	i, _ := slices.BinarySearchFunc(hs, pb.block, comparePrefix)
+	a.owners[owner] = slices.Insert(hs, i, pb.block)
+	if pb.wasFreed {
+		a.forgetBlockLocked(pb.block)
+	}
+	for _, q := range a.order {
+		if q == p {
+			q.hold(idx, idx)
+		} else if lo, hi, ok := q.rng.Overlapping(pb.block); ok {
+			q.hold(lo, hi)
+		}
+	}
 }

@@ -173,7 +173,8 @@ func (h *fuzzHarness) step(op, arg byte) {
 		names := fuzzPairs[int(arg>>3)%len(fuzzPairs)]
 		before := a.snapshot(true)
 		others := h.othersHoldings(owner)
-		undo := arg&0x80 != 0 && len(a.provisional[owner]) == 0
+		_, provisional := a.provisional[owner]
+		undo := arg&0x80 != 0 && !provisional
 		got, err := a.AssignMany(owner, names, h.now)
 		if err != nil {
 			if d := diffSnapshots(before, a.snapshot(true)); d != "" {

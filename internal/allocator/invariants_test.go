@@ -49,11 +49,11 @@ func (a *Allocator) checkInvariants() error {
 			}
 		}
 	}
-	for owner, ps := range a.provisional {
-		if len(ps) == 0 {
-			return fmt.Errorf("owner %q has an empty provisional list", owner)
+	for owner, l := range a.provisional {
+		if l.more != nil && len(l.more) == 0 {
+			return fmt.Errorf("owner %q has an empty extra provisional list", owner)
 		}
-		for _, pb := range ps {
+		for _, pb := range l.blocks() {
 			if !slices.Contains(a.owners[owner], pb.block) {
 				return fmt.Errorf("owner %q has provisional block %v it does not hold", owner, pb.block)
 			}

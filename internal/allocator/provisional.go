@@ -32,6 +32,19 @@ type provisionalBlock struct {
 	wasFreed bool
 }
 
+// provisionalList is the provisional blocks of one owner. The first is stored
+// inline, so recording the one block of an Assign allocates nothing; more
+// holds the further blocks of an AssignMany.
+type provisionalList struct {
+	first provisionalBlock
+	more  []provisionalBlock
+}
+
+// blocks returns every block of l.
+func (l provisionalList) blocks() []provisionalBlock {
+	return append([]provisionalBlock{l.first}, l.more...)
+}
+
 // Unassign undoes every assignment of owner that Reserve has not confirmed,
 // and returns the blocks it undid, sorted. Each block goes back to the state
 // it was in before Assign took it: never used, or remembered as freed at its
@@ -46,11 +59,12 @@ type provisionalBlock struct {
 func (a *Allocator) Unassign(owner string) []netip.Prefix {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	ps := a.provisional[owner]
-	if len(ps) == 0 {
+	l, ok := a.provisional[owner]
+	if !ok {
 		return nil
 	}
 	delete(a.provisional, owner)
+	ps := l.blocks()
 	out := make([]netip.Prefix, 0, len(ps))
 	for _, pb := range ps {
 		a.dropHoldingLocked(owner, pb.block, nil)
@@ -65,22 +79,38 @@ func (a *Allocator) Unassign(owner string) []netip.Prefix {
 
 // markProvisionalLocked records that Assign gave owner block pb.block.
 func (a *Allocator) markProvisionalLocked(owner string, pb provisionalBlock) {
-	a.provisional[owner] = append(a.provisional[owner], pb)
+	l, ok := a.provisional[owner]
+	if !ok {
+		a.provisional[owner] = provisionalList{first: pb}
+		return
+	}
+	l.more = append(l.more, pb)
+	a.provisional[owner] = l
 }
 
 // confirmLocked drops the provisional record of owner's block pfx, if any:
 // the API says the owner holds it.
 func (a *Allocator) confirmLocked(owner string, pfx netip.Prefix) {
-	ps, ok := a.provisional[owner]
+	l, ok := a.provisional[owner]
 	if !ok {
 		return
 	}
-	ps = slices.DeleteFunc(ps, func(pb provisionalBlock) bool { return pb.block == pfx })
+	if len(l.more) == 0 {
+		if l.first.block == pfx {
+			delete(a.provisional, owner)
+		}
+		return
+	}
+	ps := slices.DeleteFunc(l.blocks(), func(pb provisionalBlock) bool { return pb.block == pfx })
 	if len(ps) == 0 {
 		delete(a.provisional, owner)
 		return
 	}
-	a.provisional[owner] = ps
+	l = provisionalList{first: ps[0]}
+	if len(ps) > 1 {
+		l.more = ps[1:]
+	}
+	a.provisional[owner] = l
 }
 
 // unallocatedLocked reports whether block b lies in some pool split into
