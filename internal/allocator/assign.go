@@ -155,7 +155,7 @@ func (a *Allocator) holdBlockLocked(owner string, p *pool, idx int, pb provision
 	i, _ := slices.BinarySearchFunc(hs, pb.block, comparePrefix)
 	a.owners[owner] = slices.Insert(hs, i, pb.block)
 	if pb.wasFreed {
-		a.forgetBlockLocked(pb.block)
+		a.forgetFreedLocked(pb.block, pb.freedAt)
 	}
 	for _, q := range a.order {
 		if q == p {

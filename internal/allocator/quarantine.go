@@ -159,10 +159,14 @@ func (a *Allocator) freeBlockLocked(b netip.Prefix, at time.Time) {
 // forgetBlockLocked turns remembered freed block b into a never-used block in
 // every pool.
 func (a *Allocator) forgetBlockLocked(b netip.Prefix) {
-	at, ok := a.freed[b]
-	if !ok {
-		return
+	if at, ok := a.freed[b]; ok {
+		a.forgetFreedLocked(b, at)
 	}
+}
+
+// forgetFreedLocked is forgetBlockLocked for a block known to be remembered
+// as freed at at.
+func (a *Allocator) forgetFreedLocked(b netip.Prefix, at time.Time) {
 	delete(a.freed, b)
 	for _, p := range a.order {
 		if p.rng.nodeMask != b.Bits() {
@@ -236,6 +240,6 @@ func (a *Allocator) trimLocked(now time.Time) {
 		if !found || oldest.FreedAt.Add(a.opts.RecycleDelay).After(now) {
 			return // every remembered block is still in its delay
 		}
-		a.forgetBlockLocked(oldest.Prefix)
+		a.forgetFreedLocked(oldest.Prefix, oldest.FreedAt)
 	}
 }
