@@ -187,6 +187,11 @@ func (b *bitmap) check() error {
 			return fmt.Errorf("summary bit for word %d = %v, want %v", w, got, want)
 		}
 	}
+	for j := 0; j < min(b.low, len(b.nonFull)); j++ {
+		if b.nonFull[j] != 0 {
+			return fmt.Errorf("summary word %d below low=%d is not zero", j, b.low)
+		}
+	}
 	for w := len(b.words); w < len(b.nonFull)*64; w++ {
 		if b.nonFull[w>>6]>>(uint(w)&63)&1 == 1 {
 			return fmt.Errorf("summary bit %d past the last word is set", w)
