@@ -38,7 +38,7 @@ type Allocator struct {
 	// provisional records, per owner, the blocks Assign handed out that no
 	// Reserve has confirmed yet, with their state before, so Unassign can
 	// undo an assignment the API never stored (see provisional.go).
-	provisional map[string][]provisionalBlock
+	provisional map[string]provisionalList
 }
 
 // RangeSpec configures one range. Ranges that overlap must nest and use the
@@ -58,7 +58,7 @@ func New(opts Options) *Allocator {
 		pools:       map[string]*pool{},
 		owners:      map[string][]netip.Prefix{},
 		freed:       map[netip.Prefix]time.Time{},
-		provisional: map[string][]provisionalBlock{},
+		provisional: map[string]provisionalList{},
 	}
 }
 
@@ -190,6 +190,12 @@ func (a *Allocator) dropHoldingLocked(owner string, pfx netip.Prefix, freed func
 	} else {
 		a.owners[owner] = hs
 	}
+	a.unholdLocked(pfx, freed)
+}
+
+// unholdLocked unmarks one holder of pfx in every pool it overlaps and
+// reports the blocks left without holders to freed, if not nil.
+func (a *Allocator) unholdLocked(pfx netip.Prefix, freed func(p *pool, idx int)) {
 	for _, p := range a.order {
 		if lo, hi, ok := p.rng.Overlapping(pfx); ok {
 			p.unhold(lo, hi, func(idx int) {

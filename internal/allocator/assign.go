@@ -19,6 +19,7 @@ package allocator
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 )
 
@@ -38,19 +39,22 @@ func (a *Allocator) Assign(owner, rangeName string, now time.Time) (netip.Prefix
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p, err := a.poolFor(owner, rangeName)
-	if err != nil {
-		return netip.Prefix{}, err
+	p, ok := a.pools[rangeName]
+	if !ok {
+		return netip.Prefix{}, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
 	}
 	if h, ok := a.heldIn(owner, p); ok {
 		return h, nil
 	}
-	b, prev, err := a.assignLocked(owner, p, now)
+	if !p.active {
+		return netip.Prefix{}, fmt.Errorf("range %q: %w", rangeName, ErrRangeInactive)
+	}
+	pb, err := a.assignLocked(owner, p, now)
 	if err != nil {
 		return netip.Prefix{}, err
 	}
-	a.markProvisionalLocked(owner, b, prev)
-	return b, nil
+	a.markProvisionalLocked(owner, pb)
+	return pb.block, nil
 }
 
 // AssignMany gives owner one block in every named range, or nothing: if any
@@ -74,33 +78,29 @@ func (a *Allocator) AssignMany(owner string, rangeNames []string, now time.Time)
 		}
 		pools[i] = p
 	}
-	type undo struct {
-		block   netip.Prefix
-		freedAt *time.Time // nil: the block was never-used
-	}
-	var undos []undo
+	var undos []provisionalBlock
 	out := make([]netip.Prefix, len(pools))
 	for i, p := range pools {
 		if h, ok := a.heldIn(owner, p); ok {
 			out[i] = h
 			continue
 		}
-		b, prev, err := a.assignLocked(owner, p, now)
+		pb, err := a.assignLocked(owner, p, now)
 		if err != nil {
 			for j := len(undos) - 1; j >= 0; j-- {
 				u := undos[j]
 				a.dropHoldingLocked(owner, u.block, nil)
-				if u.freedAt != nil {
-					a.freeBlockLocked(u.block, *u.freedAt)
+				if u.wasFreed {
+					a.freeBlockLocked(u.block, u.freedAt)
 				}
 			}
 			return nil, fmt.Errorf("owner %q: nothing assigned: %w", owner, err)
 		}
-		out[i] = b
-		undos = append(undos, undo{block: b, freedAt: prev})
+		out[i] = pb.block
+		undos = append(undos, pb)
 	}
 	for _, u := range undos {
-		a.markProvisionalLocked(owner, u.block, u.freedAt)
+		a.markProvisionalLocked(owner, u)
 	}
 	return out, nil
 }
@@ -118,27 +118,50 @@ func (a *Allocator) poolFor(owner, rangeName string) (*pool, error) {
 	return p, nil
 }
 
-// assignLocked picks a block of p by policy and gives it to owner. prev is
-// the freed time of the block if it was a remembered freed block, for undo.
-func (a *Allocator) assignLocked(owner string, p *pool, now time.Time) (b netip.Prefix, prev *time.Time, err error) {
+// assignLocked picks a block of p by policy and gives it to owner. The
+// result says whether the block was a remembered freed block, and its freed
+// time, for undo.
+func (a *Allocator) assignLocked(owner string, p *pool, now time.Time) (provisionalBlock, error) {
+	var pb provisionalBlock
 	idx, ok := p.taken.firstZero()
 	if !ok {
 		e, ok := p.freed.min()
 		if !ok {
-			return netip.Prefix{}, nil, fmt.Errorf("range %q (%s): all %d blocks are allocated: %w", p.name, p.rng.prefix, p.rng.n, ErrExhausted)
+			return pb, fmt.Errorf("range %q (%s): all %d blocks are allocated: %w", p.name, p.rng.prefix, p.rng.n, ErrExhausted)
 		}
 		reusableAt := e.at.Add(a.opts.RecycleDelay)
 		if reusableAt.After(now) && a.opts.WhenExhausted != ReuseOldest {
-			return netip.Prefix{}, nil, &QuarantinedError{
+			return pb, &QuarantinedError{
 				Range:       p.name,
 				Quarantined: p.quarantined(now, a.opts.RecycleDelay),
 				ReusableAt:  reusableAt,
 				RetryIn:     reusableAt.Sub(now),
 			}
 		}
-		idx, prev = e.idx, &e.at
+		idx, pb.freedAt, pb.wasFreed = e.idx, e.at, true
 	}
-	b = p.rng.block(idx)
-	a.holdLocked(owner, b)
-	return b, prev, nil
+	pb.block = p.rng.block(idx)
+	a.holdBlockLocked(owner, p, idx, pb)
+	return pb, nil
+}
+
+// holdBlockLocked is holdLocked for block idx of p, which owner does not
+// hold, as Assign picked it: the block is one block of every pool that
+// contains it, and it is a remembered freed block only if pb.wasFreed (pools
+// sharing a block agree on its state), so the common never-used case does
+// no freed-map lookup.
+func (a *Allocator) holdBlockLocked(owner string, p *pool, idx int, pb provisionalBlock) {
+	hs := a.owners[owner]
+	i, _ := slices.BinarySearchFunc(hs, pb.block, comparePrefix)
+	a.owners[owner] = slices.Insert(hs, i, pb.block)
+	if pb.wasFreed {
+		a.forgetFreedLocked(pb.block, pb.freedAt)
+	}
+	for _, q := range a.order {
+		if q == p {
+			q.hold(idx, idx)
+		} else if lo, hi, ok := q.rng.Overlapping(pb.block); ok {
+			q.hold(lo, hi)
+		}
+	}
 }

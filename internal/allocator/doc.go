@@ -38,8 +38,12 @@ limitations under the License.
 // above one (only when holdings overlap, e.g. two Nodes adopted with the same
 // podCIDR) live in a sparse map, so 2^24 blocks cost 2 MiB, not a counter per
 // block.
-// Freed blocks are kept per pool in a min-heap ordered by (freed-at, index),
-// which is both the reuse FIFO and the quarantine.
+// Freed blocks are kept per pool in a queue sorted by (freed-at, index),
+// which is both the reuse FIFO and the quarantine (see freedQueue): freed
+// times almost only grow, so a release appends and a reuse or a trim pops
+// the front, both O(1). Their times are also in the Allocator's freed map,
+// which locates an entry for removal by binary search, so there is no
+// per-block index and a pool's quarantine costs memory for its entries only.
 //
 // # Ownership
 //

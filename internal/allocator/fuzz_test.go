@@ -173,7 +173,8 @@ func (h *fuzzHarness) step(op, arg byte) {
 		names := fuzzPairs[int(arg>>3)%len(fuzzPairs)]
 		before := a.snapshot(true)
 		others := h.othersHoldings(owner)
-		undo := arg&0x80 != 0 && len(a.provisional[owner]) == 0
+		_, provisional := a.provisional[owner]
+		undo := arg&0x80 != 0 && !provisional
 		got, err := a.AssignMany(owner, names, h.now)
 		if err != nil {
 			if d := diffSnapshots(before, a.snapshot(true)); d != "" {
@@ -243,11 +244,11 @@ func (h *fuzzHarness) expectAssign(owner, name string) (netip.Prefix, error) {
 			return p.rng.block(i), nil
 		}
 	}
-	if len(p.freed.items) == 0 {
+	if p.freed.Len() == 0 {
 		return netip.Prefix{}, ErrExhausted
 	}
-	oldest := p.freed.items[0]
-	for _, e := range p.freed.items {
+	oldest := p.freed.entries()[0]
+	for _, e := range p.freed.entries() {
 		if e.before(oldest) {
 			oldest = e
 		}

@@ -23,6 +23,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // bruteLimit caps the per-block brute-force checks so large-range tests stay
@@ -48,11 +49,11 @@ func (a *Allocator) checkInvariants() error {
 			}
 		}
 	}
-	for owner, ps := range a.provisional {
-		if len(ps) == 0 {
-			return fmt.Errorf("owner %q has an empty provisional list", owner)
+	for owner, l := range a.provisional {
+		if l.more != nil && len(l.more) == 0 {
+			return fmt.Errorf("owner %q has an empty extra provisional list", owner)
 		}
-		for _, pb := range ps {
+		for _, pb := range l.blocks() {
 			if !slices.Contains(a.owners[owner], pb.block) {
 				return fmt.Errorf("owner %q has provisional block %v it does not hold", owner, pb.block)
 			}
@@ -69,9 +70,9 @@ func (a *Allocator) checkInvariants() error {
 			return fmt.Errorf("pool %q bitmap: %w", p.name, err)
 		}
 		if err := p.freed.check(); err != nil {
-			return fmt.Errorf("pool %q freed heap: %w", p.name, err)
+			return fmt.Errorf("pool %q freed queue: %w", p.name, err)
 		}
-		for _, e := range p.freed.items {
+		for _, e := range p.freed.entries() {
 			b := p.rng.block(e.idx)
 			at, ok := a.freed[b]
 			if !ok || !at.Equal(e.at) {
@@ -82,7 +83,7 @@ func (a *Allocator) checkInvariants() error {
 			}
 		}
 		for k, c := range p.extra {
-			if c == 0 || !p.isAllocated(k) {
+			if c == 0 || !a.allocatedIn(p, k) {
 				return fmt.Errorf("pool %q extra[%d]=%d on a block that is not allocated", p.name, k, c)
 			}
 		}
@@ -99,7 +100,7 @@ func (a *Allocator) checkInvariants() error {
 					}
 				}
 			}
-			_, freed := p.freed.pos[idx]
+			_, freed := p.freed.lookup(idx)
 			switch {
 			case count > 0:
 				if !p.taken.get(idx) || freed {
@@ -186,6 +187,11 @@ func (b *bitmap) check() error {
 			return fmt.Errorf("summary bit for word %d = %v, want %v", w, got, want)
 		}
 	}
+	for j := 0; j < min(b.low, len(b.nonFull)); j++ {
+		if b.nonFull[j] != 0 {
+			return fmt.Errorf("summary word %d below low=%d is not zero", j, b.low)
+		}
+	}
 	for w := len(b.words); w < len(b.nonFull)*64; w++ {
 		if b.nonFull[w>>6]>>(uint(w)&63)&1 == 1 {
 			return fmt.Errorf("summary bit %d past the last word is set", w)
@@ -194,20 +200,40 @@ func (b *bitmap) check() error {
 	return nil
 }
 
-// check verifies the heap property and the position index.
-func (h *freedHeap) check() error {
-	if len(h.pos) != len(h.items) {
-		return fmt.Errorf("%d positions for %d items", len(h.pos), len(h.items))
-	}
-	for i, e := range h.items {
-		if h.pos[e.idx] != i {
-			return fmt.Errorf("pos[%d]=%d, want %d", e.idx, h.pos[e.idx], i)
+// check verifies that the entries are sorted without duplicates, that no
+// block appears twice, and that the slice stays within its bound.
+func (q *freedQueue) check() error {
+	es := q.entries()
+	seen := make(map[int]bool, len(es))
+	for i, e := range es {
+		if seen[e.idx] {
+			return fmt.Errorf("block %d queued twice", e.idx)
 		}
-		if i > 0 && e.before(h.items[(i-1)/2]) {
-			return fmt.Errorf("heap property violated at %d", i)
+		seen[e.idx] = true
+		if i > 0 && !es[i-1].before(e) {
+			return fmt.Errorf("entries %d and %d out of order", i-1, i)
+		}
+	}
+	if c := cap(q.items); c > minCompactCap && c > 4*len(es) {
+		return fmt.Errorf("capacity %d for %d entries", c, len(es))
+	}
+	for _, e := range q.items[:q.head] {
+		if e != (freedEntry{}) {
+			return fmt.Errorf("consumed slot keeps %v", e)
 		}
 	}
 	return nil
+}
+
+// lookup returns the freed time of block idx by a linear scan (tests only:
+// the allocator finds it in its freed map).
+func (q *freedQueue) lookup(idx int) (time.Time, bool) {
+	for _, e := range q.entries() {
+		if e.idx == idx {
+			return e.at, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func mustInvariants(t testing.TB, a *Allocator) {
@@ -251,7 +277,7 @@ func (a *Allocator) snapshot(withFreed bool) snapshot {
 		if len(p.extra) > 0 {
 			ps.Extra = maps.Clone(p.extra)
 		}
-		entries := slices.Clone(p.freed.items)
+		entries := slices.Clone(p.freed.entries())
 		slices.SortFunc(entries, func(x, y freedEntry) int {
 			if x.before(y) {
 				return -1

@@ -19,7 +19,6 @@ package allocator
 import (
 	"fmt"
 	"net/netip"
-	"slices"
 	"time"
 )
 
@@ -61,14 +60,17 @@ func (a *Allocator) Release(owner string, now time.Time) []netip.Prefix {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.provisional, owner)
-	held := slices.Clone(a.owners[owner])
+	held := a.owners[owner]
 	if len(held) == 0 {
 		return nil
 	}
+	// The owner's slice is the caller's from here: nothing else refers to it.
+	delete(a.owners, owner)
 	now = now.Round(0)
-	var blocks []netip.Prefix
+	var buf [4]netip.Prefix // a Node holds one block per family
+	blocks := buf[:0]
 	for _, h := range held {
-		a.dropHoldingLocked(owner, h, func(p *pool, idx int) {
+		a.unholdLocked(h, func(p *pool, idx int) {
 			blocks = append(blocks, p.rng.block(idx))
 		})
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package allocator
 
 import (
+	"sort"
 	"time"
 )
 
@@ -35,24 +36,15 @@ type pool struct {
 	active bool
 	taken  *bitmap
 	extra  map[int]uint32 // holders beyond the first; only overlapping adoptions
-	freed  *freedHeap
+	freed  freedQueue     // same blocks and times as Allocator.freed, per pool
 }
 
 func newPool(name string, r Range, active bool) *pool {
-	return &pool{name: name, rng: r, active: active, taken: newBitmap(r.n), freed: newFreedHeap()}
+	return &pool{name: name, rng: r, active: active, taken: newBitmap(r.n)}
 }
 
 // allocated returns the number of blocks held by at least one owner.
 func (p *pool) allocated() int { return p.taken.ones - p.freed.Len() }
-
-// isAllocated reports whether block idx is held by an owner.
-func (p *pool) isAllocated(idx int) bool {
-	if !p.taken.get(idx) {
-		return false
-	}
-	_, freed := p.freed.pos[idx]
-	return !freed
-}
 
 // hold adds one holder to blocks lo..hi. The caller has already taken any
 // freed block in the interval out of the freed set.
@@ -87,29 +79,27 @@ func (p *pool) unhold(lo, hi int, freed func(idx int)) {
 	p.taken.clearRange(lo, hi, keep, freed)
 }
 
-// markFreed records never-used block idx as freed at at, or moves an existing
-// record to at if at is later. It must not be called for an allocated block.
-func (p *pool) markFreed(idx int, at time.Time) {
-	if old, ok := p.freed.lookup(idx); ok {
-		if at.After(old) {
-			p.freed.put(idx, at)
-		}
-		return
+// markFreed records never-used block idx as freed at at. If the block is
+// already freed (hadOld), its entry at old moves to at, which is later. It
+// must not be called for an allocated block.
+func (p *pool) markFreed(idx int, at, old time.Time, hadOld bool) {
+	if hadOld {
+		p.freed.remove(idx, old)
 	}
 	p.taken.set(idx)
-	p.freed.put(idx, at)
+	p.freed.insert(idx, at)
 }
 
-// forget turns freed block idx back into a never-used block.
-func (p *pool) forget(idx int) {
-	if p.freed.remove(idx) {
+// forget turns block idx, freed at at, back into a never-used block.
+func (p *pool) forget(idx int, at time.Time) {
+	if p.freed.remove(idx, at) {
 		p.taken.clear(idx)
 	}
 }
 
 // forgetAll turns every freed block back into a never-used block.
 func (p *pool) forgetAll() {
-	for _, e := range p.freed.items {
+	for _, e := range p.freed.entries() {
 		p.taken.clear(e.idx)
 	}
 	p.freed.reset()
@@ -117,11 +107,7 @@ func (p *pool) forgetAll() {
 
 // quarantined counts freed blocks not yet reusable at now.
 func (p *pool) quarantined(now time.Time, delay time.Duration) int {
-	n := 0
-	for _, e := range p.freed.items {
-		if e.at.Add(delay).After(now) {
-			n++
-		}
-	}
-	return n
+	// Entries are in freed-time order, so the quarantined ones are a suffix.
+	es := p.freed.entries()
+	return len(es) - sort.Search(len(es), func(i int) bool { return es[i].at.Add(delay).After(now) })
 }

@@ -23,11 +23,26 @@ import (
 )
 
 // provisionalBlock is a block Assign handed to an owner that no Reserve has
-// confirmed yet, with its state before the assignment: never used (freedAt
-// nil) or remembered as freed at *freedAt.
+// confirmed yet, with its state before the assignment: never used (wasFreed
+// false) or remembered as freed at freedAt. A value, not a pointer to the
+// time, so recording it allocates nothing beyond the owner's slice.
 type provisionalBlock struct {
-	block   netip.Prefix
-	freedAt *time.Time
+	block    netip.Prefix
+	freedAt  time.Time
+	wasFreed bool
+}
+
+// provisionalList is the provisional blocks of one owner. The first is stored
+// inline, so recording the one block of an Assign allocates nothing; more
+// holds the further blocks of an AssignMany.
+type provisionalList struct {
+	first provisionalBlock
+	more  []provisionalBlock
+}
+
+// blocks returns every block of l.
+func (l provisionalList) blocks() []provisionalBlock {
+	return append([]provisionalBlock{l.first}, l.more...)
 }
 
 // Unassign undoes every assignment of owner that Reserve has not confirmed,
@@ -44,16 +59,17 @@ type provisionalBlock struct {
 func (a *Allocator) Unassign(owner string) []netip.Prefix {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	ps := a.provisional[owner]
-	if len(ps) == 0 {
+	l, ok := a.provisional[owner]
+	if !ok {
 		return nil
 	}
 	delete(a.provisional, owner)
+	ps := l.blocks()
 	out := make([]netip.Prefix, 0, len(ps))
 	for _, pb := range ps {
 		a.dropHoldingLocked(owner, pb.block, nil)
-		if pb.freedAt != nil && a.unallocatedLocked(pb.block) {
-			a.freeBlockLocked(pb.block, *pb.freedAt)
+		if pb.wasFreed && a.unallocatedLocked(pb.block) {
+			a.freeBlockLocked(pb.block, pb.freedAt)
 		}
 		out = append(out, pb.block)
 	}
@@ -61,25 +77,40 @@ func (a *Allocator) Unassign(owner string) []netip.Prefix {
 	return out
 }
 
-// markProvisionalLocked records that Assign gave owner block b, which was
-// remembered as freed at *freedAt, or never used when freedAt is nil.
-func (a *Allocator) markProvisionalLocked(owner string, b netip.Prefix, freedAt *time.Time) {
-	a.provisional[owner] = append(a.provisional[owner], provisionalBlock{block: b, freedAt: freedAt})
+// markProvisionalLocked records that Assign gave owner block pb.block.
+func (a *Allocator) markProvisionalLocked(owner string, pb provisionalBlock) {
+	l, ok := a.provisional[owner]
+	if !ok {
+		a.provisional[owner] = provisionalList{first: pb}
+		return
+	}
+	l.more = append(l.more, pb)
+	a.provisional[owner] = l
 }
 
 // confirmLocked drops the provisional record of owner's block pfx, if any:
 // the API says the owner holds it.
 func (a *Allocator) confirmLocked(owner string, pfx netip.Prefix) {
-	ps, ok := a.provisional[owner]
+	l, ok := a.provisional[owner]
 	if !ok {
 		return
 	}
-	ps = slices.DeleteFunc(ps, func(pb provisionalBlock) bool { return pb.block == pfx })
+	if len(l.more) == 0 {
+		if l.first.block == pfx {
+			delete(a.provisional, owner)
+		}
+		return
+	}
+	ps := slices.DeleteFunc(l.blocks(), func(pb provisionalBlock) bool { return pb.block == pfx })
 	if len(ps) == 0 {
 		delete(a.provisional, owner)
 		return
 	}
-	a.provisional[owner] = ps
+	l = provisionalList{first: ps[0]}
+	if len(ps) > 1 {
+		l.more = ps[1:]
+	}
+	a.provisional[owner] = l
 }
 
 // unallocatedLocked reports whether block b lies in some pool split into
@@ -94,7 +125,7 @@ func (a *Allocator) unallocatedLocked(b netip.Prefix) bool {
 		if !ok {
 			continue
 		}
-		if p.isAllocated(idx) {
+		if a.allocatedIn(p, idx) {
 			return false
 		}
 		found = true

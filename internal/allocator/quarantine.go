@@ -45,13 +45,16 @@ func (a *Allocator) quarantineLocked() []QuarantineEntry {
 	for b, at := range a.freed {
 		out = append(out, QuarantineEntry{Prefix: b, FreedAt: at})
 	}
-	slices.SortFunc(out, func(x, y QuarantineEntry) int {
-		if c := x.FreedAt.Compare(y.FreedAt); c != 0 {
-			return c
-		}
-		return comparePrefix(x.Prefix, y.Prefix)
-	})
+	slices.SortFunc(out, compareQuarantineEntries)
 	return out
+}
+
+// compareQuarantineEntries orders entries by FreedAt, then prefix.
+func compareQuarantineEntries(x, y QuarantineEntry) int {
+	if c := x.FreedAt.Compare(y.FreedAt); c != 0 {
+		return c
+	}
+	return comparePrefix(x.Prefix, y.Prefix)
 }
 
 // RestoreQuarantine reloads persisted freed blocks, normally right after the
@@ -80,8 +83,14 @@ func (a *Allocator) restoreLocked(entries []QuarantineEntry) {
 			}
 		})
 	}
+	// In reuse order, so each pool's queue is built by appending.
+	sorted := make([]QuarantineEntry, 0, len(cands))
 	for b, at := range cands {
-		a.freeBlockLocked(b, at)
+		sorted = append(sorted, QuarantineEntry{Prefix: b, FreedAt: at})
+	}
+	slices.SortFunc(sorted, compareQuarantineEntries)
+	for _, e := range sorted {
+		a.freeBlockLocked(e.Prefix, e.FreedAt)
 	}
 }
 
@@ -122,7 +131,7 @@ func (a *Allocator) eachUnallocated(pfx netip.Prefix, fn func(b netip.Prefix)) {
 			continue
 		}
 		for i := lo; i <= hi; i++ {
-			if !p.isAllocated(i) {
+			if !a.allocatedIn(p, i) {
 				fn(p.rng.block(i))
 			}
 		}
@@ -132,7 +141,8 @@ func (a *Allocator) eachUnallocated(pfx netip.Prefix, fn func(b netip.Prefix)) {
 // freeBlockLocked remembers unallocated block b as freed at at in every pool
 // that contains it, keeping the later time if it is already remembered.
 func (a *Allocator) freeBlockLocked(b netip.Prefix, at time.Time) {
-	if old, ok := a.freed[b]; ok && !at.After(old) {
+	old, had := a.freed[b]
+	if had && !at.After(old) {
 		return
 	}
 	a.freed[b] = at
@@ -141,7 +151,7 @@ func (a *Allocator) freeBlockLocked(b netip.Prefix, at time.Time) {
 			continue
 		}
 		if idx, ok := p.rng.Index(b.Addr()); ok {
-			p.markFreed(idx, at)
+			p.markFreed(idx, at, old, had)
 		}
 	}
 }
@@ -149,15 +159,33 @@ func (a *Allocator) freeBlockLocked(b netip.Prefix, at time.Time) {
 // forgetBlockLocked turns remembered freed block b into a never-used block in
 // every pool.
 func (a *Allocator) forgetBlockLocked(b netip.Prefix) {
+	if at, ok := a.freed[b]; ok {
+		a.forgetFreedLocked(b, at)
+	}
+}
+
+// forgetFreedLocked is forgetBlockLocked for a block known to be remembered
+// as freed at at.
+func (a *Allocator) forgetFreedLocked(b netip.Prefix, at time.Time) {
 	delete(a.freed, b)
 	for _, p := range a.order {
 		if p.rng.nodeMask != b.Bits() {
 			continue
 		}
 		if idx, ok := p.rng.Index(b.Addr()); ok {
-			p.forget(idx)
+			p.forget(idx, at)
 		}
 	}
+}
+
+// allocatedIn reports whether block idx of pool p is held by an owner: taken
+// and not remembered as freed.
+func (a *Allocator) allocatedIn(p *pool, idx int) bool {
+	if !p.taken.get(idx) {
+		return false
+	}
+	_, freed := a.freed[p.rng.block(idx)]
+	return !freed
 }
 
 // unfreeOverlapping forgets every remembered freed block that pfx overlaps,
@@ -173,10 +201,7 @@ func (a *Allocator) unfreeOverlapping(pfx netip.Prefix) {
 		}
 		if pfx.Bits() >= p.rng.nodeMask {
 			// Every pool overlapping pfx overlaps this one, so shares its mask.
-			b := netip.PrefixFrom(pfx.Addr(), p.rng.nodeMask).Masked()
-			if _, ok := a.freed[b]; ok {
-				a.forgetBlockLocked(b)
-			}
+			a.forgetBlockLocked(netip.PrefixFrom(pfx.Addr(), p.rng.nodeMask).Masked())
 			return
 		}
 		break
@@ -215,6 +240,6 @@ func (a *Allocator) trimLocked(now time.Time) {
 		if !found || oldest.FreedAt.Add(a.opts.RecycleDelay).After(now) {
 			return // every remembered block is still in its delay
 		}
-		a.forgetBlockLocked(oldest.Prefix)
+		a.forgetFreedLocked(oldest.Prefix, oldest.FreedAt)
 	}
 }
