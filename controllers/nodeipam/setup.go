@@ -73,6 +73,7 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		client:   mgr.GetClient(),
 		reader:   mgr.GetAPIReader(),
 		record:   record,
+		maxWait:  opts.RebuildCacheWait,
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
