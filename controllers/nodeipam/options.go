@@ -61,9 +61,9 @@ type Options struct {
 	// RebuildCacheWait is how long the start-up rebuild waits for the node
 	// cache to catch up with a quorum read made after this replica became
 	// the leader before it lists every node from the API server instead;
-	// 0 always lists. Any node write moves the cache on at once; without
-	// one only a watch bookmark does, about once a minute, so in a quiet
-	// (small) cluster the wait ends in the LIST, which is cheap there.
+	// 0 always lists. The rebuild first asks the API server which node
+	// writes the cache still lacks (rebuilder.probeWrites), so it waits only
+	// for those.
 	RebuildCacheWait time.Duration
 
 	// Clock defaults to the real clock; tests inject a fake one.

@@ -26,6 +26,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -64,6 +66,9 @@ type rebuilder struct {
 	maxWait time.Duration
 	// nodes is the node informer's store; nil: the cache's (tests set it).
 	nodes nodeStore
+	// metadata watches node metadata for the write probe; nil: no probe,
+	// the cache must reach the leader-start read itself.
+	metadata metadata.Interface
 }
 
 // nodeStore is what the rebuild reads of the node informer: the objects it
@@ -202,12 +207,13 @@ func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) (node
 	source, reason, cacheRV := nodeipamcore.NodeSourceList, "the node informer does not show its store", ""
 	if store != nil {
 		start, logged := time.Now(), false
+		target := r.probeWrites(ctx, store.LastStoreSyncResourceVersion(), leaderRV)
 		err := wait.PollUntilContextCancel(ctx, cachePollInterval, true, func(context.Context) (bool, error) {
 			cacheRV = store.LastStoreSyncResourceVersion()
-			source, reason = nodeipamcore.ChooseNodeSource(cacheRV, leaderRV, time.Since(start), r.maxWait)
+			source, reason = nodeipamcore.ChooseNodeSource(cacheRV, target, time.Since(start), r.maxWait)
 			if source == nodeipamcore.NodeSourceWait && !logged {
 				log.Info("waiting for the node cache to catch up with the API server", "resourceVersion", cacheRV,
-					"leaderResourceVersion", leaderRV, "maxWait", r.maxWait)
+					"leaderResourceVersion", leaderRV, "targetResourceVersion", target, "maxWait", r.maxWait)
 				logged = true
 			}
 			return source != nodeipamcore.NodeSourceWait, nil
@@ -217,12 +223,55 @@ func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) (node
 		}
 		if source == nodeipamcore.NodeSourceCache {
 			log.V(1).Info("reading the nodes from the cache", "resourceVersion", cacheRV, "leaderResourceVersion", leaderRV,
-				"waited", time.Since(start))
+				"targetResourceVersion", target, "waited", time.Since(start))
 			return source, addCachedNodes(b, store.List())
 		}
 	}
 	log.Info("listing every node from the API server for the rebuild", "reason", reason)
 	return source, r.listNodes(ctx, b)
+}
+
+// probeTimeout is the server-side timeout of the write probe's watch; the
+// API server sends a bookmark 2 s before a watch times out.
+const probeTimeout int64 = 4
+
+// probeWrites returns the resourceVersion the cache must reach to show every
+// node write up to leaderRV (nodeipamcore.WriteProbe): it watches node
+// metadata from the cache's resourceVersion until a bookmark or a write at
+// or past leaderRV. When the cache is there already, or the probe cannot
+// tell, it is leaderRV.
+func (r *rebuilder) probeWrites(ctx context.Context, cacheRV, leaderRV string) string {
+	if r.metadata == nil {
+		return leaderRV
+	}
+	if source, _ := nodeipamcore.ChooseNodeSource(cacheRV, leaderRV, 0, time.Hour); source != nodeipamcore.NodeSourceWait {
+		return leaderRV
+	}
+	log := ctrl.LoggerFrom(ctx)
+	timeout := probeTimeout
+	w, err := r.metadata.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).Watch(ctx, metav1.ListOptions{
+		ResourceVersion: cacheRV, AllowWatchBookmarks: true, TimeoutSeconds: &timeout,
+	})
+	if err != nil {
+		log.Info("cannot watch nodes for writes the cache has not applied yet", "error", err.Error())
+		return leaderRV
+	}
+	defer w.Stop()
+	probe := &nodeipamcore.WriteProbe{From: cacheRV, Leader: leaderRV}
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Error {
+			break
+		}
+		m, ok := ev.Object.(*metav1.PartialObjectMetadata)
+		if !ok {
+			break
+		}
+		confirmed, err := probe.Observe(m.ResourceVersion, ev.Type == watch.Bookmark)
+		if err != nil || confirmed {
+			break
+		}
+	}
+	return probe.Target()
 }
 
 // nodeStore returns the node informer's store, or nil when the cache's

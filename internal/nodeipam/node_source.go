@@ -79,3 +79,52 @@ func ChooseNodeSource(cacheRV, leaderRV string, waited, maxWait time.Duration) (
 		return NodeSourceList, fmt.Sprintf("the cache stayed at resourceVersion %s, older than the leader-start %s, for %s", cacheRV, leaderRV, maxWait)
 	}
 }
+
+// WriteProbe reads a watch of nodes opened at the cache's resourceVersion
+// (From) to find which writes the cache must still apply to show every
+// write up to the leader-start read (Leader). A watch delivers the writes
+// after From in resourceVersion order, then bookmarks; once it delivered a
+// bookmark or a write at or past Leader, it has shown every node write in
+// (From, Leader], and the cache is fresh enough when it reached the last of
+// them. Without a single write there, the cache at From already is: a
+// cluster whose nodes do not change need not wait for the informer's next
+// bookmark (about a minute).
+type WriteProbe struct {
+	From, Leader string
+	last         string
+	confirmed    bool
+}
+
+// Observe takes the next watch event's resourceVersion (bookmark: a
+// bookmark, else a node write). It returns true once the probe is
+// confirmed; an error when a version does not compare.
+func (p *WriteProbe) Observe(rv string, bookmark bool) (bool, error) {
+	cmp, err := resourceversion.CompareResourceVersion(rv, p.Leader)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case cmp > 0:
+		p.confirmed = true
+	case bookmark:
+		p.confirmed = cmp == 0
+	default:
+		p.last = rv
+		p.confirmed = cmp == 0
+	}
+	return p.confirmed, nil
+}
+
+// Target is the resourceVersion the cache must reach: the last node write
+// up to Leader (From when there was none) once the probe is confirmed,
+// else Leader itself.
+func (p *WriteProbe) Target() string {
+	switch {
+	case !p.confirmed:
+		return p.Leader
+	case p.last != "":
+		return p.last
+	default:
+		return p.From
+	}
+}

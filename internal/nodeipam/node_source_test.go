@@ -56,3 +56,52 @@ func TestChooseNodeSource(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteProbe(t *testing.T) {
+	type event struct {
+		rv       string
+		bookmark bool
+	}
+	tests := []struct {
+		name          string
+		events        []event
+		wantConfirmed bool
+		wantTarget    string
+		wantErr       bool
+	}{
+		{name: "no write, then a bookmark past the leader read: the cache as it is", events: []event{{"130", true}},
+			wantConfirmed: true, wantTarget: "100"},
+		{name: "a bookmark at the leader read", events: []event{{"120", true}}, wantConfirmed: true, wantTarget: "100"},
+		{name: "writes before the leader read, then a bookmark: the last of them", events: []event{{"105", false}, {"110", false}, {"125", true}},
+			wantConfirmed: true, wantTarget: "110"},
+		{name: "a write after the leader read confirms too", events: []event{{"105", false}, {"121", false}},
+			wantConfirmed: true, wantTarget: "105"},
+		{name: "a write at the leader read is the target", events: []event{{"120", false}}, wantConfirmed: true, wantTarget: "120"},
+		{name: "an early bookmark confirms nothing: the leader read", events: []event{{"105", false}, {"115", true}},
+			wantConfirmed: false, wantTarget: "120"},
+		{name: "no event at all: the leader read", wantTarget: "120"},
+		{name: "a version that does not compare", events: []event{{"x", false}}, wantErr: true, wantTarget: "120"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &WriteProbe{From: "100", Leader: "120"}
+			confirmed := false
+			for _, e := range tt.events {
+				var err error
+				confirmed, err = p.Observe(e.rv, e.bookmark)
+				if (err != nil) != tt.wantErr {
+					t.Fatalf("Observe(%q, %t) error %v, want one: %t", e.rv, e.bookmark, err, tt.wantErr)
+				}
+				if confirmed || err != nil {
+					break
+				}
+			}
+			if confirmed != tt.wantConfirmed {
+				t.Errorf("confirmed %t, want %t", confirmed, tt.wantConfirmed)
+			}
+			if got := p.Target(); got != tt.wantTarget {
+				t.Errorf("Target() = %q, want %q", got, tt.wantTarget)
+			}
+		})
+	}
+}
