@@ -58,6 +58,14 @@ type Options struct {
 	// (controllers.Run resolves it).
 	RecordNamespace string
 
+	// RebuildCacheWait is how long the start-up rebuild waits for the node
+	// cache to catch up with a quorum read made after this replica became
+	// the leader before it lists every node from the API server instead;
+	// 0 always lists. The rebuild first asks the API server which node
+	// writes the cache still lacks (rebuilder.probeWrites), so it waits only
+	// for those.
+	RebuildCacheWait time.Duration
+
 	// Clock defaults to the real clock; tests inject a fake one.
 	Clock clock.Clock
 }
@@ -65,14 +73,19 @@ type Options struct {
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
 	return Options{
-		Enabled:         true,
-		Workers:         16,
-		EventBackoff:    nodeipamcore.DefaultEventBackoff,
-		MaxEventBackoff: nodeipamcore.DefaultMaxEventBackoff,
-		StatusInterval:  5 * time.Second,
-		PrimaryIPFamily: string(podnetworkv1alpha1.IPv4),
+		Enabled:          true,
+		Workers:          16,
+		EventBackoff:     nodeipamcore.DefaultEventBackoff,
+		MaxEventBackoff:  nodeipamcore.DefaultMaxEventBackoff,
+		StatusInterval:   5 * time.Second,
+		PrimaryIPFamily:  string(podnetworkv1alpha1.IPv4),
+		RebuildCacheWait: DefaultRebuildCacheWait,
 	}
 }
+
+// DefaultRebuildCacheWait bounds what the wait for the node cache adds to
+// a fail-over.
+const DefaultRebuildCacheWait = 10 * time.Second
 
 // BindFlags registers the NodeIPAM flags.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
@@ -88,6 +101,8 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"Shortest time between two writes of the usage and quarantine NodeIPAM reports in the PodNetwork status.")
 	fs.StringVar(&o.PrimaryIPFamily, "node-ipam-primary-ip-family", o.PrimaryIPFamily,
 		"IP family listed first in the podCIDRs of dual-stack nodes: IPv4 or IPv6.")
+	fs.DurationVar(&o.RebuildCacheWait, "node-ipam-rebuild-cache-wait", o.RebuildCacheWait,
+		"Longest time the rebuild of a new leader waits for the node cache to catch up with the API server before it lists every node again instead; 0 always lists.")
 	fs.StringVar(&o.RecordNamespace, "node-ipam-record-namespace", o.RecordNamespace,
 		"Namespace of the ConfigMap "+RecordName+", NodeIPAM's record of the blocks it handed out; defaults to --leader-election-namespace, else the pod's namespace.")
 }

@@ -24,7 +24,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -41,6 +45,10 @@ import (
 // 65,000 full Node objects never sit in memory at once.
 const rebuildPageSize = 500
 
+// cachePollInterval is how often the rebuild looks whether the node cache
+// caught up with the leader-start read.
+const cachePollInterval = 100 * time.Millisecond
+
 // rebuilder rebuilds the allocator from the API when this replica
 // becomes the leader, before anything is allocated (allocating before the
 // rebuild completed is how kube-controller-manager handed out duplicate
@@ -54,6 +62,21 @@ type rebuilder struct {
 	client   client.Client // cached reads, and the consumer registration
 	reader   client.Reader // API server reads
 	record   *recordStore
+	// maxWait bounds the wait for the node cache (Options.RebuildCacheWait).
+	maxWait time.Duration
+	// nodes is the node informer's store; nil: the cache's (tests set it).
+	nodes nodeStore
+	// metadata watches node metadata for the write probe; nil: no probe,
+	// the cache must reach the leader-start read itself.
+	metadata metadata.Interface
+}
+
+// nodeStore is what the rebuild reads of the node informer: the objects it
+// holds and the resourceVersion its store has applied, objects and
+// bookmarks (client-go's Indexer).
+type nodeStore interface {
+	List() []any
+	LastStoreSyncResourceVersion() string
 }
 
 // NeedLeaderElection makes the rebuild, like the reconcilers, leader-only.
@@ -82,9 +105,10 @@ func (r *rebuilder) Start(ctx context.Context) error {
 }
 
 // rebuild registers the consumer, rebuilds the state from the PodNetwork
-// and a complete, paginated LIST of nodes from the API server (not the
-// cache, which may not show the last writes of the previous leader yet),
-// restores the persisted quarantine, quarantines the recorded blocks no node
+// and every node as of a read made after this replica became the leader
+// (addNodes: the cache once it caught up with that read, else a paginated
+// LIST; a cache that may not show the last writes of the previous leader
+// yet is never used), restores the persisted quarantine, quarantines the recorded blocks no node
 // holds and the quarantine does not list, claims the issued-block record
 // (extended to every held block) and opens the gate.
 //
@@ -113,7 +137,8 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.addNodes(ctx, b); err != nil {
+	source, err := r.addNodes(ctx, b)
+	if err != nil {
 		return err
 	}
 	b.RestoreQuarantine(live, r.state.Now().Time)
@@ -146,7 +171,7 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
 		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "quarantinedFromRecord", sum.QuarantinedFromRecord,
 		"quarantineIgnored", sum.QuarantineIgnored,
-		"ranges", sum.Ranges, "duration", time.Since(start))
+		"ranges", sum.Ranges, "nodesFrom", source.String(), "duration", time.Since(start))
 	return nil
 }
 
@@ -163,8 +188,138 @@ func (r *rebuilder) podNetwork(ctx context.Context, reader client.Reader) (*podn
 	return pn, nil
 }
 
-// addNodes adds every node to the rebuild, page by page.
-func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) error {
+// addNodes adds every node to the rebuild, as of a quorum read made now,
+// after this replica became the leader: from the informer's cache once its
+// store applied that read's resourceVersion (nodeipamcore.ChooseNodeSource),
+// else, after at most maxWait, from a paginated LIST. The cache already holds
+// every node, stripped; a second LIST of full nodes costs more memory than
+// everything else the rebuild does.
+func (r *rebuilder) addNodes(ctx context.Context, b *nodeipamcore.Rebuild) (nodeipamcore.NodeSource, error) {
+	log := ctrl.LoggerFrom(ctx)
+	store, err := r.nodeStore(ctx)
+	if err != nil {
+		return nodeipamcore.NodeSourceList, err
+	}
+	leaderRV, err := r.leaderResourceVersion(ctx)
+	if err != nil {
+		return nodeipamcore.NodeSourceList, err
+	}
+	source, reason, cacheRV := nodeipamcore.NodeSourceList, "the node informer does not show its store", ""
+	if store != nil {
+		start, logged := time.Now(), false
+		target := r.probeWrites(ctx, store.LastStoreSyncResourceVersion(), leaderRV)
+		err := wait.PollUntilContextCancel(ctx, cachePollInterval, true, func(context.Context) (bool, error) {
+			cacheRV = store.LastStoreSyncResourceVersion()
+			source, reason = nodeipamcore.ChooseNodeSource(cacheRV, target, time.Since(start), r.maxWait)
+			if source == nodeipamcore.NodeSourceWait && !logged {
+				log.Info("waiting for the node cache to catch up with the API server", "resourceVersion", cacheRV,
+					"leaderResourceVersion", leaderRV, "targetResourceVersion", target, "maxWait", r.maxWait)
+				logged = true
+			}
+			return source != nodeipamcore.NodeSourceWait, nil
+		})
+		if err != nil {
+			return source, fmt.Errorf("waiting for the node cache to reach resourceVersion %s: %w", leaderRV, err)
+		}
+		if source == nodeipamcore.NodeSourceCache {
+			log.V(1).Info("reading the nodes from the cache", "resourceVersion", cacheRV, "leaderResourceVersion", leaderRV,
+				"targetResourceVersion", target, "waited", time.Since(start))
+			return source, addCachedNodes(b, store.List())
+		}
+	}
+	log.Info("listing every node from the API server for the rebuild", "reason", reason)
+	return source, r.listNodes(ctx, b)
+}
+
+// probeTimeout is the server-side timeout of the write probe's watch; the
+// API server sends a bookmark 2 s before a watch times out.
+const probeTimeout int64 = 4
+
+// probeWrites returns the resourceVersion the cache must reach to show every
+// node write up to leaderRV (nodeipamcore.WriteProbe): it watches node
+// metadata from the cache's resourceVersion until a bookmark or a write at
+// or past leaderRV. When the cache is there already, or the probe cannot
+// tell, it is leaderRV.
+func (r *rebuilder) probeWrites(ctx context.Context, cacheRV, leaderRV string) string {
+	if r.metadata == nil {
+		return leaderRV
+	}
+	if source, _ := nodeipamcore.ChooseNodeSource(cacheRV, leaderRV, 0, time.Hour); source != nodeipamcore.NodeSourceWait {
+		return leaderRV
+	}
+	log := ctrl.LoggerFrom(ctx)
+	timeout := probeTimeout
+	w, err := r.metadata.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).Watch(ctx, metav1.ListOptions{
+		ResourceVersion: cacheRV, AllowWatchBookmarks: true, TimeoutSeconds: &timeout,
+	})
+	if err != nil {
+		log.Info("cannot watch nodes for writes the cache has not applied yet", "error", err.Error())
+		return leaderRV
+	}
+	defer w.Stop()
+	probe := &nodeipamcore.WriteProbe{From: cacheRV, Leader: leaderRV}
+	for ev := range w.ResultChan() {
+		if ev.Type == watch.Error {
+			break
+		}
+		m, ok := ev.Object.(*metav1.PartialObjectMetadata)
+		if !ok {
+			break
+		}
+		confirmed, err := probe.Observe(m.ResourceVersion, ev.Type == watch.Bookmark)
+		if err != nil || confirmed {
+			break
+		}
+	}
+	return probe.Target()
+}
+
+// nodeStore returns the node informer's store, or nil when the cache's
+// informer does not show it.
+func (r *rebuilder) nodeStore(ctx context.Context) (nodeStore, error) {
+	if r.nodes != nil {
+		return r.nodes, nil
+	}
+	informer, err := r.cache.GetInformer(ctx, &corev1.Node{})
+	if err != nil {
+		return nil, fmt.Errorf("getting the node informer: %w", err)
+	}
+	if i, ok := informer.(interface{ GetIndexer() toolscache.Indexer }); ok {
+		return i.GetIndexer(), nil
+	}
+	return nil, nil
+}
+
+// leaderResourceVersion reads the nodes' current resourceVersion from the
+// API server: a LIST of one node's metadata, without a resourceVersion, is
+// a quorum read, so every write made before it has a smaller one.
+func (r *rebuilder) leaderResourceVersion(ctx context.Context) (string, error) {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	if err := r.reader.List(ctx, list, client.Limit(1)); err != nil {
+		return "", fmt.Errorf("reading the nodes' resourceVersion: %w", err)
+	}
+	return list.ResourceVersion, nil
+}
+
+// addCachedNodes adds the informer's nodes to the rebuild. They are the
+// cache's own objects: read, never changed.
+func addCachedNodes(b *nodeipamcore.Rebuild, objs []any) error {
+	for _, obj := range objs {
+		n, ok := obj.(*corev1.Node)
+		if !ok {
+			return fmt.Errorf("the node cache holds a %T", obj)
+		}
+		if err := b.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listNodes adds every node to the rebuild from a LIST of the API server,
+// page by page.
+func (r *rebuilder) listNodes(ctx context.Context, b *nodeipamcore.Rebuild) error {
 	list := &corev1.NodeList{}
 	opts := []client.ListOption{client.Limit(rebuildPageSize)}
 	for {

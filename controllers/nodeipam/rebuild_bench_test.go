@@ -122,7 +122,7 @@ func (p *pagedNodes) List(_ context.Context, obj client.ObjectList, opts ...clie
 }
 
 // BenchmarkNodeIPAMRebuild measures the start-up rebuild through its real
-// code (addNodes, then the overlap check as the state opens) from 5,000 and 65,000 listed
+// code (listNodes, then the overlap check as the state opens) from 5,000 and 65,000 listed
 // nodes in pages of rebuildPageSize, and reports the heap the rebuilt state
 // retains (allocator and per-node records). Decoding the LIST is not
 // included: BenchmarkNodeTransform covers what a Node costs to hold. The
@@ -152,7 +152,7 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := rb.addNodes(context.Background(), rebuild); err != nil {
+				if err := rb.listNodes(context.Background(), rebuild); err != nil {
 					b.Fatal(err)
 				}
 				state := nodeipamcore.NewState(clock.RealClock{}, nil, podnetworkv1alpha1.IPv4)

@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/metadata"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -65,6 +66,10 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		state:  state,
 	}
 	recorder := mgr.GetEventRecorder(eventSource)
+	meta, err := metadata.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return fmt.Errorf("creating the metadata client of the NodeIPAM rebuild: %w", err)
+	}
 	if err := mgr.Add(&rebuilder{
 		state:    state,
 		signals:  wake,
@@ -73,6 +78,8 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		client:   mgr.GetClient(),
 		reader:   mgr.GetAPIReader(),
 		record:   record,
+		maxWait:  opts.RebuildCacheWait,
+		metadata: meta,
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}

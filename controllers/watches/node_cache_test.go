@@ -125,12 +125,12 @@ func TestTransformNode(t *testing.T) {
 		TypeMeta: in.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
 			Name: in.Name, UID: in.UID, ResourceVersion: in.ResourceVersion, CreationTimestamp: in.CreationTimestamp,
-			DeletionTimestamp: in.DeletionTimestamp, Labels: in.Labels, Finalizers: in.Finalizers,
+			DeletionTimestamp: in.DeletionTimestamp, Labels: in.Labels,
 		},
-		Spec: corev1.NodeSpec{PodCIDR: in.Spec.PodCIDR, PodCIDRs: in.Spec.PodCIDRs, ProviderID: in.Spec.ProviderID},
+		Spec: corev1.NodeSpec{PodCIDR: in.Spec.PodCIDR, PodCIDRs: in.Spec.PodCIDRs},
 		Status: corev1.NodeStatus{
 			Addresses:  in.Status.Addresses,
-			Conditions: []corev1.NodeCondition{in.Status.Conditions[3], in.Status.Conditions[4]},
+			Conditions: []corev1.NodeCondition{in.Status.Conditions[4]},
 		},
 	}
 	if !equality.Semantic.DeepEqual(n, want) {

@@ -265,6 +265,24 @@ var _ = Describe("NodeIPAM", func() {
 		Eventually(k8sClient.Usage).WithArguments("r").Should(Equal(pn.NewRangeUsage(16, 16, 0, 0)))
 	})
 
+	It("rebuilds from a LIST of the API server too, when it may not wait for the cache", func() {
+		history := recordRanges()
+		listing := func(o *controllers.Options) { o.NodeIPAM.RebuildCacheWait = 0 }
+		op := startOperator(listing)
+		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("r", "10.254.16.0/20").NodeMaskSize(24).Obj()) // 16 blocks
+		before := createNodes("listed", 8)
+		Eventually(allHavePodCIDRs(before)).Should(BeEmpty())
+		Expect(op.Stop()).To(Succeed())
+
+		between := createNodes("listed-between", 4)
+		startOperator(listing)
+		after := createNodes("listed-after", 4)
+		all := append(append(before, between...), after...)
+		Eventually(allHavePodCIDRs(all)).Should(BeEmpty())
+		expectInvariants(history)
+		Eventually(k8sClient.Usage).WithArguments("r").Should(Equal(pn.NewRangeUsage(16, 16, 0, 0)))
+	})
+
 	It("adopts podCIDRs another allocator assigned, whatever their size, and allocates around them", func() {
 		history := recordRanges()
 		// As kube-controller-manager left them: four /24s and a /23 that
