@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -50,7 +51,9 @@ const eventSource = "podnetwork-autoscaler"
 // Reconciler runs the autoscaler on PodNetwork "default". It runs on the
 // leader with a single worker (lastStatusWrite is not shared).
 type Reconciler struct {
-	Client         client.Client
+	Client client.Client
+	// Cache holds the nodes, read without copying them (watches.CachedNodes).
+	Cache          cache.Cache
 	Recorder       events.EventRecorder
 	Metrics        *metrics.Metrics
 	StatusInterval time.Duration
@@ -128,11 +131,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // readInput lists everything Decide needs.
 func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, set *podnetworkv1alpha1.AutoscaledRangeSet) (autoscalecore.Input, error) {
-	// The loop below copies out the few fields it reads, so the nodes are listed
-	// without a deep copy of every cached Node per reconcile.
-	var nodes corev1.NodeList
-	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return autoscalecore.Input{}, fmt.Errorf("listing nodes: %w", err)
+	// The loop below copies out the few fields it reads, so the nodes are the
+	// cache's own, not copied per reconcile.
+	nodes, err := watches.CachedNodes(ctx, r.Cache)
+	if err != nil {
+		return autoscalecore.Input{}, err
 	}
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
@@ -144,13 +147,12 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		Autoscaling: pn.Spec.Autoscaling,
 		Spec:        pn.Spec.Ranges,
 		Status:      pn.Status,
-		Nodes:       make([]autoscalecore.Node, 0, len(nodes.Items)),
+		Nodes:       make([]autoscalecore.Node, 0, len(nodes)),
 	}
 	if set != nil && set.Spec != nil {
 		in.Set = set.Spec.Ranges
 	}
-	for i := range nodes.Items {
-		n := &nodes.Items[i]
+	for _, n := range nodes {
 		// Addresses that do not parse are the lifecycle's to report
 		// (MalformedInput); carving only needs to avoid the ones that do.
 		addrs, _ := cidr.NodeAddresses(n)

@@ -28,6 +28,7 @@ import (
 func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	if err := (&Reconciler{
 		Client:         mgr.GetClient(),
+		Cache:          mgr.GetCache(),
 		Recorder:       mgr.GetEventRecorder(eventSource),
 		Metrics:        m,
 		StatusInterval: opts.StatusInterval,

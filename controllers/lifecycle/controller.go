@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,6 +54,8 @@ const FieldManager = statusedit.LifecycleManager
 // then emits the events.
 type Reconciler struct {
 	Client client.Client
+	// Cache holds the nodes, read without copying them (watches.CachedNodes).
+	Cache cache.Cache
 	// Reader reads the PodNetwork from the API server when the status
 	// fields other clients set are taken back, since the write just made
 	// changed its managedFields.
@@ -128,10 +131,10 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
 	// lifecyclecore.NodeFrom copies out the few fields it reads, so the nodes are
-	// listed without a deep copy of every cached Node per reconcile.
-	var nodes corev1.NodeList
-	if err := r.Client.List(ctx, &nodes, client.UnsafeDisableDeepCopy); err != nil {
-		return lifecyclecore.Input{}, nil, fmt.Errorf("listing nodes: %w", err)
+	// the cache's own, not copied per reconcile.
+	nodes, err := watches.CachedNodes(ctx, r.Cache)
+	if err != nil {
+		return lifecyclecore.Input{}, nil, err
 	}
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
@@ -145,7 +148,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		PodNetwork:   pn,
 		Declared:     declared.Union(pn.Spec.Ranges, set),
 		Consumers:    consumers.Items,
-		Nodes:        nodes.Items,
+		Nodes:        nodes,
 		ServiceCIDRs: serviceCIDRs.Items,
 	}, r.clock().Now(), r.StallAfter)
 	return in, consumers.Items, nil

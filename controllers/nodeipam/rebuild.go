@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -280,14 +279,11 @@ func (r *rebuilder) nodeStore(ctx context.Context) (nodeStore, error) {
 	if r.nodes != nil {
 		return r.nodes, nil
 	}
-	informer, err := r.cache.GetInformer(ctx, &corev1.Node{})
-	if err != nil {
-		return nil, fmt.Errorf("getting the node informer: %w", err)
+	indexer, err := watches.NodeIndexer(ctx, r.cache)
+	if err != nil || indexer == nil {
+		return nil, err
 	}
-	if i, ok := informer.(interface{ GetIndexer() toolscache.Indexer }); ok {
-		return i.GetIndexer(), nil
-	}
-	return nil, nil
+	return indexer, nil
 }
 
 // leaderResourceVersion reads the nodes' current resourceVersion from the

@@ -108,7 +108,7 @@ func (c *Cluster) lifecycleInput(pn *v1alpha1.PodNetwork, d declared.Result, con
 		PodNetwork:   pn,
 		Declared:     d,
 		Consumers:    consumers,
-		Nodes:        c.Nodes,
+		Nodes:        nodePointers(c.Nodes),
 		ServiceCIDRs: c.ServiceCIDRs,
 	}, now, stallAfter)
 }
@@ -118,4 +118,13 @@ func (c *Cluster) adapterInput(a *Adapter, pn *v1alpha1.PodNetwork, previous []v
 	in := adapters.InputFrom(pn, previous, c.Nodes, c.ServiceCIDRs, a.Limits)
 	in.RunningOn = rollout.NodesOf(a.Pods)
 	return in
+}
+
+// nodePointers points at each of nodes.
+func nodePointers(nodes []corev1.Node) []*corev1.Node {
+	out := make([]*corev1.Node, len(nodes))
+	for i := range nodes {
+		out[i] = &nodes[i]
+	}
+	return out
 }

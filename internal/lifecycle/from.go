@@ -63,7 +63,7 @@ type Objects struct {
 	// AutoscaledRangeSet "default".
 	Declared     declared.Result
 	Consumers    []v1alpha1.PodNetworkConsumer
-	Nodes        []corev1.Node
+	Nodes        []*corev1.Node
 	ServiceCIDRs []networkingv1.ServiceCIDR
 }
 
@@ -89,8 +89,8 @@ func InputFrom(objs Objects, now time.Time, stallAfter time.Duration) Input {
 	for i := range objs.Consumers {
 		in.Consumers = append(in.Consumers, ConsumerFrom(&objs.Consumers[i]))
 	}
-	for i := range objs.Nodes {
-		in.Nodes = append(in.Nodes, NodeFrom(&objs.Nodes[i]))
+	for _, n := range objs.Nodes {
+		in.Nodes = append(in.Nodes, NodeFrom(n))
 	}
 	for i := range objs.ServiceCIDRs {
 		in.ServiceCIDRs = append(in.ServiceCIDRs, ServiceCIDRFrom(&objs.ServiceCIDRs[i]))
