@@ -270,13 +270,13 @@ var _ = Describe("NodeIPAM", func() {
 		listing := func(o *controllers.Options) { o.NodeIPAM.RebuildCacheWait = 0 }
 		op := startOperator(listing)
 		createPodNetwork(0, pn.WhenExhaustedWait, framework.Range("r", "10.254.16.0/20").NodeMaskSize(24).Obj()) // 16 blocks
-		before := createNodes("listed", 8)
+		before := k8sClient.CreateNodes("listed", 8)
 		Eventually(allHavePodCIDRs(before)).Should(BeEmpty())
 		Expect(op.Stop()).To(Succeed())
 
-		between := createNodes("listed-between", 4)
+		between := k8sClient.CreateNodes("listed-between", 4)
 		startOperator(listing)
-		after := createNodes("listed-after", 4)
+		after := k8sClient.CreateNodes("listed-after", 4)
 		all := append(append(before, between...), after...)
 		Eventually(allHavePodCIDRs(all)).Should(BeEmpty())
 		expectInvariants(history)
