@@ -134,16 +134,7 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pn := &podnetworkv1alpha1.PodNetwork{
-		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
-		Spec: podnetworkv1alpha1.PodNetworkSpec{
-			Ranges:     []podnetworkv1alpha1.PodCIDRRange{{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24}},
-			Allocation: &podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](60)},
-		},
-		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
-			{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},
-		}},
-	}
+	pn := activeRangeNetwork(cluster)
 	for _, n := range []int{5000, 65000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			rb := &rebuilder{reader: newPagedNodes(n, r)}
@@ -170,5 +161,20 @@ func BenchmarkNodeIPAMRebuild(b *testing.B) {
 			b.ReportMetric(retained, "retained-B")
 			b.ReportMetric(retained/float64(n), "retained-B/node")
 		})
+	}
+}
+
+// activeRangeNetwork is a PodNetwork with one Active range "r" of cluster
+// in /24 blocks and a recycle delay of 60 s.
+func activeRangeNetwork(cluster netip.Prefix) *podnetworkv1alpha1.PodNetwork {
+	return &podnetworkv1alpha1.PodNetwork{
+		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
+		Spec: podnetworkv1alpha1.PodNetworkSpec{
+			Ranges:     []podnetworkv1alpha1.PodCIDRRange{{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24}},
+			Allocation: &podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](60)},
+		},
+		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
+			{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},
+		}},
 	}
 }

@@ -28,7 +28,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -82,16 +81,7 @@ func TestRebuildNodeSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pn := &podnetworkv1alpha1.PodNetwork{
-		ObjectMeta: metav1.ObjectMeta{Name: podnetworkv1alpha1.PodNetworkName},
-		Spec: podnetworkv1alpha1.PodNetworkSpec{
-			Ranges:     []podnetworkv1alpha1.PodCIDRRange{{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24}},
-			Allocation: &podnetworkv1alpha1.AllocationPolicy{RecycleDelaySeconds: ptr.To[int32](60)},
-		},
-		Status: podnetworkv1alpha1.PodNetworkStatus{Ranges: []podnetworkv1alpha1.RangeStatus{
-			{Name: "r", CIDR: cluster.String(), NodeMaskSize: 24, Phase: podnetworkv1alpha1.RangePhaseActive},
-		}},
-	}
+	pn := activeRangeNetwork(cluster)
 	// The cache holds 3 nodes with podCIDRs, the API server 5: which one
 	// the rebuild read shows in the count.
 	const cachedNodes, listedNodes = 3, 5
