@@ -135,7 +135,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
-	m, err := metrics.ForProcess(mgr.GetClient())
+	m, err := metrics.ForProcess(mgr.GetCache())
 	if err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}

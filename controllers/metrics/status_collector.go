@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -140,11 +139,10 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(groupJoinableDesc, prometheus.GaugeValue, float64(g.Joinable), g.Selector)
 	}
 	ch <- prometheus.MustNewConstMetric(allocationConflictsDesc, prometheus.GaugeValue, float64(len(pn.Status.AllocationConflicts)))
-	var nodes corev1.NodeList
-	if err := (*r).List(ctx, &nodes, client.UnsafeDisableDeepCopy); err == nil {
+	if nodes, err := watches.CachedNodes(ctx, *r); err == nil {
 		waiting := 0
-		for i := range nodes.Items {
-			if len(nodes.Items[i].Spec.PodCIDRs) == 0 && nodes.Items[i].DeletionTimestamp.IsZero() {
+		for _, n := range nodes {
+			if len(n.Spec.PodCIDRs) == 0 && n.DeletionTimestamp.IsZero() {
 				waiting++
 			}
 		}

@@ -40,19 +40,23 @@ func NodeIndexer(ctx context.Context, c cache.Cache) (toolscache.Indexer, error)
 	return nil, nil
 }
 
-// CachedNodes returns every node in the cache, the cache's own objects:
-// read them, never change them. A List through the cache's client copies
-// each Node struct into the NodeList even without a deep copy, 50 MB per
-// call at 65,000 nodes for controllers that read a few fields of each
-// (docs/performance.md); this copies pointers only.
-func CachedNodes(ctx context.Context, c cache.Cache) ([]*corev1.Node, error) {
-	indexer, err := NodeIndexer(ctx, c)
-	if err != nil {
-		return nil, err
+// CachedNodes returns every node r holds, for readers that take a few
+// fields of each: from a cache, the cache's own objects (read them, never
+// change them). A List through the cache copies each Node struct into the
+// NodeList even without a deep copy, 50 MB per call at 65,000 nodes
+// (docs/performance.md); the informer's store gives pointers only. Other
+// readers (a cache without that store, a test's fake client) are listed.
+func CachedNodes(ctx context.Context, r client.Reader) ([]*corev1.Node, error) {
+	var indexer toolscache.Indexer
+	if c, ok := r.(cache.Cache); ok {
+		var err error
+		if indexer, err = NodeIndexer(ctx, c); err != nil {
+			return nil, err
+		}
 	}
 	if indexer == nil {
 		var list corev1.NodeList
-		if err := c.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("listing nodes: %w", err)
 		}
 		nodes := make([]*corev1.Node, len(list.Items))
