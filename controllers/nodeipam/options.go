@@ -70,11 +70,19 @@ type Options struct {
 	Clock clock.Clock
 }
 
+// DefaultWorkers is kube-controller-manager's cidrUpdateWorkers: the
+// operator replaces its NodeIPAM, so the apiserver sees no more node PATCHes
+// in flight than before. Fewer (16 until issue 16) left nodes of a burst
+// queueing for a worker while the client limits allowed more; API Priority
+// and Fairness keeps the rest of the cluster's requests apart from these
+// (docs/nodeipam.md, "Parallel workers").
+const DefaultWorkers = 30
+
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
 	return Options{
 		Enabled:          true,
-		Workers:          16,
+		Workers:          DefaultWorkers,
 		EventBackoff:     nodeipamcore.DefaultEventBackoff,
 		MaxEventBackoff:  nodeipamcore.DefaultMaxEventBackoff,
 		StatusInterval:   5 * time.Second,

@@ -47,16 +47,20 @@ const (
 )
 
 // kcmWorkers is kube-controller-manager's cidrUpdateWorkers, which one limit
-// client run matches.
+// client run matches (and the operator's default --node-ipam-workers).
 const kcmWorkers = 30
+
+// fewerWorkers is the operator's default --node-ipam-workers before issue 16
+// raised it to kcmWorkers: one operator run and one limit client run keep
+// it, to show what the worker count buys.
+const fewerWorkers = 16
 
 // oursDefaults are the operator's own defaults (--node-ipam-workers,
 // --kube-api-qps, --kube-api-burst), read from the code so the table
 // always names what "default" ran with.
 var oursDefaults = controllers.DefaultOptions()
 
-// oursWorkers is the operator's default --node-ipam-workers, which the other
-// limit client run matches.
+// oursWorkers is the operator's default --node-ipam-workers.
 var oursWorkers = oursDefaults.NodeIPAM.Workers
 
 // config is one allocator setting under test.

@@ -107,3 +107,33 @@ func TestAllocatorNetworkFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigsAreDistinct guards the table against a default that changes
+// under it: no two configurations may run the same setting, and every
+// allocator's writes in flight must have a limit client run to compare with.
+func TestConfigsAreDistinct(t *testing.T) {
+	type setting struct {
+		kind       string
+		qps, burst int
+		inFlight   int
+		baseline   bool
+	}
+	seen := map[setting]config{}
+	limits := map[int]bool{}
+	for _, c := range configs {
+		q, b := c.limits()
+		s := setting{c.kind, q, b, c.concurrency(), c.baseline}
+		if prev, dup := seen[s]; dup {
+			t.Errorf("configurations %v and %v run the same setting", prev, c)
+		}
+		seen[s] = c
+		if c.kind == kindLimit {
+			limits[c.writers] = true
+		}
+	}
+	for _, c := range configs {
+		if c.kind != kindLimit && !limits[c.concurrency()] {
+			t.Errorf("%v has %d writes in flight, which no limit client run matches", c, c.concurrency())
+		}
+	}
+}

@@ -110,7 +110,7 @@ func TestReportSections(t *testing.T) {
 		{
 			name: "bursts only",
 			rep:  report{results: []result{run(burst, kcm, time.Second), run(burst, ours, 2*time.Second)}, sessions: 1},
-			want: []string{"| arrival |", "| burst 200 | ours | 500/1000 | 16 |", "0.50×", "Goals", "(wall time"},
+			want: []string{"| arrival |", "| burst 200 | ours | 500/1000 | 30 |", "0.50×", "Goals", "(wall time"},
 			none: []string{"Scale:", "dual-stack:", "resumed"},
 		},
 		{

@@ -48,7 +48,7 @@ func TestPlanRuns(t *testing.T) {
 		want   []string
 	}{
 		{"one round", func(*options) {}, []string{
-			"rep 1: burst 200, kcm 500/1000", "rep 1: burst 200, ours 500/1000", "rep 1: burst 200, ours 500/1000, 30 workers",
+			"rep 1: burst 200, kcm 500/1000", "rep 1: burst 200, ours 500/1000", "rep 1: burst 200, ours 500/1000, 16 workers",
 		}},
 		{"repetitions are whole rounds", func(o *options) { o.repeat = 2; o.only = "kcm 500" }, []string{
 			"rep 1: burst 200, kcm 500/1000", "rep 2: burst 200, kcm 500/1000",

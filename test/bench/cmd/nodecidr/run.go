@@ -61,16 +61,16 @@ func (s scenario) String() string {
 
 // configs are the allocator settings every scenario runs, in table order.
 var configs = []config{
-	{kind: kindLimit, writers: oursWorkers},
+	{kind: kindLimit, writers: fewerWorkers},
 	{kind: kindLimit, writers: kcmWorkers},
 	{kind: kindKCM},
 	{kind: kindKCM, qps: 500, burst: 1000},
 	{kind: kindOurs, qps: 20, burst: 30},
 	{kind: kindOurs, qps: 500, burst: 1000},
 	{kind: kindOurs},
-	// As many writes in flight as kube-controller-manager, to tell the
+	// Fewer writes in flight than kube-controller-manager, to tell the
 	// worker count apart from everything else in a gap to the limit.
-	{kind: kindOurs, qps: 500, burst: 1000, writers: kcmWorkers},
+	{kind: kindOurs, qps: 500, burst: 1000, writers: fewerWorkers},
 }
 
 // sectionConfigs are the allocator settings of the dual-stack and scale
