@@ -21,6 +21,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"net/netip"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -102,6 +104,7 @@ func TestInvariantsUnderRandomSequences(t *testing.T) {
 			nodes:     map[string]netip.Prefix{},
 			addrNodes: map[string]netip.Addr{},
 		}
+		order := rand.New(rand.NewPCG(uint64(seed), 0x0de5))
 		for _, n := range []string{"x", "y", "z"} {
 			w.consumers = append(w.consumers, &propConsumer{name: n, present: true, required: n != "z", acks: map[string]v1alpha1.ConsumerRangeStatus{}})
 		}
@@ -112,6 +115,14 @@ func TestInvariantsUnderRandomSequences(t *testing.T) {
 			w.edits = nil // the lifecycle took the fields back
 			if err := checkInvariants(in, out); err != nil {
 				t.Fatalf("seed %d step %d: %v\ninput: %+v\noutput ranges: %+v\nevents: %+v", seed, step, err, in, out.Ranges, out.Events)
+			}
+			// The informer's store lists nodes in no order: the output
+			// must not depend on it.
+			shuffled := in
+			shuffled.Nodes = slices.Clone(in.Nodes)
+			order.Shuffle(len(shuffled.Nodes), func(i, j int) { shuffled.Nodes[i], shuffled.Nodes[j] = shuffled.Nodes[j], shuffled.Nodes[i] })
+			if got := Compute(shuffled); !reflect.DeepEqual(got, out) {
+				t.Fatalf("seed %d step %d: the output depends on the order of the nodes\nsorted:   %+v\nshuffled: %+v", seed, step, out, got)
 			}
 			for _, e := range out.Events {
 				stats[e.Reason]++

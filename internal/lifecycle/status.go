@@ -489,6 +489,7 @@ func (c *computer) foreignNodes() (int32, []string) {
 			names = append(names, n.Name)
 		}
 	}
+	slices.Sort(names)
 	count := int32(len(names))
 	if len(names) > v1alpha1.MaxListedNodes {
 		names = names[:v1alpha1.MaxListedNodes]

@@ -19,6 +19,7 @@ package lifecycle
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,8 +104,16 @@ func (c *computer) problems(e *entry, pending bool) []problem {
 			}
 		}
 	}
+	// Nodes by name, each node's addresses in its order.
+	var hitNodes []*Node
+	for i := range c.nodes {
+		if slices.ContainsFunc(c.nodes[i].Addresses, func(a netip.Addr) bool { return a.IsValid() && e.prefix.Contains(a.Unmap()) }) {
+			hitNodes = append(hitNodes, &c.nodes[i])
+		}
+	}
+	slices.SortFunc(hitNodes, func(a, b *Node) int { return strings.Compare(a.Name, b.Name) })
 	var hits []string
-	for _, n := range c.nodes {
+	for _, n := range hitNodes {
 		for _, a := range n.Addresses {
 			if a.IsValid() && e.prefix.Contains(a.Unmap()) {
 				hits = append(hits, fmt.Sprintf("%s of node %q", a.Unmap(), n.Name))

@@ -200,16 +200,24 @@ func TrimRecord(record *netipx.IPSet, ranges []allocator.RangeSpec, busy, nextNe
 ) (*netipx.IPSet, map[netip.Prefix]time.Time, time.Duration) {
 	c := newChunker(ranges)
 	var keep netipx.IPSetBuilder
-	for _, p := range busy {
+	// Many busy blocks share a chunk; the builder pays for every prefix
+	// added (7% of the operator's CPU in a burst onto 100,000 nodes, where
+	// this runs every StatusInterval), a map lookup far less.
+	added := map[netip.Prefix]struct{}{}
+	addChunks := func(p netip.Prefix) {
 		for _, ch := range c.chunks(p) {
-			keep.AddPrefix(ch)
+			if _, ok := added[ch]; !ok {
+				added[ch] = struct{}{}
+				keep.AddPrefix(ch)
+			}
 		}
+	}
+	for _, p := range busy {
+		addChunks(p)
 	}
 	for _, p := range nextNeverUsed {
 		if record.ContainsPrefix(p) {
-			for _, ch := range c.chunks(p) {
-				keep.AddPrefix(ch)
-			}
+			addChunks(p)
 		}
 	}
 	var orphans netipx.IPSetBuilder
