@@ -66,9 +66,6 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 	// Metrics records the transitions; nil records nothing.
 	Metrics *metrics.Metrics
-
-	// nodes converts only the nodes that changed since the last reconcile.
-	nodes lifecyclecore.NodeMemo
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
@@ -134,8 +131,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
 	// lifecyclecore.NodeFrom copies out the few fields it reads, so the nodes are
-	// the cache's own, not copied per reconcile, and r.nodes converts only
-	// those that changed.
+	// the cache's own, not copied per reconcile.
 	nodes, err := watches.CachedNodes(ctx, r.Cache)
 	if err != nil {
 		return lifecyclecore.Input{}, nil, err
@@ -154,7 +150,6 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		Consumers:    consumers.Items,
 		Nodes:        nodes,
 		ServiceCIDRs: serviceCIDRs.Items,
-		NodeMemo:     &r.nodes,
 	}, r.clock().Now(), r.StallAfter)
 	return in, consumers.Items, nil
 }

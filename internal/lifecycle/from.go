@@ -65,10 +65,6 @@ type Objects struct {
 	Consumers    []v1alpha1.PodNetworkConsumer
 	Nodes        []*corev1.Node
 	ServiceCIDRs []networkingv1.ServiceCIDR
-	// NodeMemo, when set, converts only the nodes it has not seen: for
-	// Nodes read from the informer's store by a controller that keeps the
-	// memo across reconciles.
-	NodeMemo *NodeMemo
 }
 
 // InputFrom builds the Input of Compute from objs at now. The status
@@ -87,18 +83,14 @@ func InputFrom(objs Objects, now time.Time, stallAfter time.Duration) Input {
 		Status:       pn.Status,
 		StallAfter:   stallAfter,
 		Consumers:    make([]Consumer, 0, len(objs.Consumers)),
+		Nodes:        make([]Node, 0, len(objs.Nodes)),
 		ServiceCIDRs: make([]ServiceCIDR, 0, len(objs.ServiceCIDRs)),
 	}
 	for i := range objs.Consumers {
 		in.Consumers = append(in.Consumers, ConsumerFrom(&objs.Consumers[i]))
 	}
-	if objs.NodeMemo != nil {
-		in.Nodes = objs.NodeMemo.From(objs.Nodes)
-	} else {
-		in.Nodes = make([]Node, 0, len(objs.Nodes))
-		for _, n := range objs.Nodes {
-			in.Nodes = append(in.Nodes, NodeFrom(n))
-		}
+	for _, n := range objs.Nodes {
+		in.Nodes = append(in.Nodes, NodeFrom(n))
 	}
 	for i := range objs.ServiceCIDRs {
 		in.ServiceCIDRs = append(in.ServiceCIDRs, ServiceCIDRFrom(&objs.ServiceCIDRs[i]))
