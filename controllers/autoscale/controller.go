@@ -69,6 +69,8 @@ type Reconciler struct {
 	// again. It is memory only: after a restart the API's copy is used.
 	written    *podnetworkv1alpha1.AutoscalingStatus
 	writtenUID types.UID
+	// nodeEvents waits after a node event in proportion to the nodes read.
+	nodeEvents watches.NodeEventCoalescer
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=autoscaledrangesets,verbs=get;list;watch;create;update
@@ -137,6 +139,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err != nil {
 		return autoscalecore.Input{}, err
 	}
+	r.nodeEvents.Read(len(nodes))
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return autoscalecore.Input{}, fmt.Errorf("listing ServiceCIDRs: %w", err)
@@ -185,7 +188,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("podnetwork-autoscaler").
 		For(&podnetworkv1alpha1.PodNetwork{}, builder.WithPredicates(named)).
 		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
-		Watches(&corev1.Node{}, watches.CoalescedNodeEvents(watches.NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeAutoscalingChanged))).
+		Watches(&corev1.Node{}, r.nodeEvents.Handler(), builder.WithPredicates(watches.NodeUpdate(watches.NodeAutoscalingChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }

@@ -66,6 +66,9 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 	// Metrics records the transitions; nil records nothing.
 	Metrics *metrics.Metrics
+
+	// nodeEvents waits after a node event in proportion to the nodes read.
+	nodeEvents watches.NodeEventCoalescer
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch;update;patch
@@ -136,6 +139,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	if err != nil {
 		return lifecyclecore.Input{}, nil, err
 	}
+	r.nodeEvents.Read(len(nodes))
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return lifecyclecore.Input{}, nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
@@ -213,7 +217,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&podnetworkv1alpha1.PodNetwork{}).
 		Watches(&podnetworkv1alpha1.AutoscaledRangeSet{}, toDefault).
 		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, toDefault).
-		Watches(&corev1.Node{}, watches.CoalescedNodeEvents(watches.NodeEventCoalescing), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
+		Watches(&corev1.Node{}, r.nodeEvents.Handler(), builder.WithPredicates(watches.NodeUpdate(watches.NodeNetworkChanged))).
 		Watches(&networkingv1.ServiceCIDR{}, toDefault).
 		Complete(r)
 }

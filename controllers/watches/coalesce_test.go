@@ -44,7 +44,7 @@ func TestCoalescedNodeEventsEnqueueOnceAfterTheDelay(t *testing.T) {
 	)
 	defer q.ShutDown()
 
-	h := CoalescedNodeEvents(time.Second)
+	h := CoalescedNodeEvents(func() time.Duration { return time.Second })
 	ctx := context.Background()
 	for i := range 100 {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n" + string(rune('a'+i%26))}}
@@ -65,4 +65,30 @@ func TestCoalescedNodeEventsEnqueueOnceAfterTheDelay(t *testing.T) {
 	g.Expect(got).To(Equal(reconcile.Request{NamespacedName: client.ObjectKey{Name: podnetworkv1alpha1.PodNetworkName}}))
 	q.Done(got)
 	g.Expect(q.Len()).To(BeZero())
+}
+
+func TestCoalescingDelay(t *testing.T) {
+	for _, tc := range []struct {
+		nodes int
+		want  time.Duration
+	}{
+		{0, time.Second},
+		{1, time.Second},
+		{10000, time.Second},
+		{10001, 2 * time.Second},
+		{65000, 7 * time.Second},
+		{100000, 10 * time.Second},
+	} {
+		if got := CoalescingDelay(tc.nodes); got != tc.want {
+			t.Errorf("CoalescingDelay(%d) = %v, want %v", tc.nodes, got, tc.want)
+		}
+	}
+	var c NodeEventCoalescer
+	if got := c.Delay(); got != NodeEventCoalescing {
+		t.Errorf("zero NodeEventCoalescer waits %v, want %v", got, NodeEventCoalescing)
+	}
+	c.Read(25000)
+	if got := c.Delay(); got != 3*time.Second {
+		t.Errorf("after reading 25000 nodes the delay is %v, want 3s", got)
+	}
 }
