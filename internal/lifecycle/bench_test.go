@@ -26,7 +26,8 @@ import (
 // BenchmarkCompute is one lifecycle reconcile's pure part over a cluster of
 // nodes listed in no order (as the informer's store lists them), each with
 // one /26 of an Active /9 and one address, and two required consumers that
-// acked: what the lifecycle does about once a second during a burst.
+// acked: what the lifecycle does once per coalescing delay during a burst
+// (watches.CoalescingDelay).
 func BenchmarkCompute(b *testing.B) {
 	for _, n := range []int{5000, 100000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
