@@ -104,24 +104,24 @@ func (c *computer) problems(e *entry, pending bool) []problem {
 			}
 		}
 	}
-	// Nodes by name, each node's addresses in its order.
-	var hitNodes []*Node
-	for i := range c.nodes {
-		if slices.ContainsFunc(c.nodes[i].Addresses, func(a netip.Addr) bool { return a.IsValid() && e.prefix.Contains(a.Unmap()) }) {
-			hitNodes = append(hitNodes, &c.nodes[i])
-		}
-	}
-	slices.SortFunc(hitNodes, func(a, b *Node) int { return strings.Compare(a.Name, b.Name) })
-	var hits []string
-	for _, n := range hitNodes {
+	type hit struct{ node, text string }
+	var hits []hit
+	for _, n := range c.nodes {
 		for _, a := range n.Addresses {
 			if a.IsValid() && e.prefix.Contains(a.Unmap()) {
-				hits = append(hits, fmt.Sprintf("%s of node %q", a.Unmap(), n.Name))
+				hits = append(hits, hit{n.Name, fmt.Sprintf("%s of node %q", a.Unmap(), n.Name)})
 			}
 		}
 	}
 	if len(hits) > 0 {
-		ps = append(ps, problem{v1alpha1.RangeInvalidNodeAddressOverlap, "contains the address " + listWords(hits, 3)})
+		// Nodes by name (c.nodes has no order), each node's addresses in
+		// its order.
+		slices.SortStableFunc(hits, func(a, b hit) int { return strings.Compare(a.node, b.node) })
+		texts := make([]string, len(hits))
+		for i, h := range hits {
+			texts[i] = h.text
+		}
+		ps = append(ps, problem{v1alpha1.RangeInvalidNodeAddressOverlap, "contains the address " + listWords(texts, 3)})
 	}
 	return ps
 }
