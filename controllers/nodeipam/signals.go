@@ -20,9 +20,12 @@ import (
 	"context"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -79,8 +82,12 @@ func (t *signals) wrote() {
 // block was freed. Triggers coalesce, and the queue de-duplicates nodes, so
 // a burst of releases costs one pass over the waiting nodes per reconcile
 // round, not one per release.
-func (t *signals) nodeSource(state *nodeipamcore.State) source.Source {
+func (t *signals) nodeSource(state *nodeipamcore.State, nodes cache.Cache) source.Source {
 	return source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		indexer, err := watches.NodeIndexer(ctx, nodes)
+		if err != nil {
+			return err
+		}
 		go func() {
 			for {
 				select {
@@ -88,6 +95,9 @@ func (t *signals) nodeSource(state *nodeipamcore.State) source.Source {
 					return
 				case <-t.nodes:
 					for _, name := range state.WaitingNodes() {
+						if settled(state, indexer, name) {
+							continue
+						}
 						q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Name: name}})
 					}
 				}
@@ -95,6 +105,23 @@ func (t *signals) nodeSource(state *nodeipamcore.State) source.Source {
 		}()
 		return nil
 	})
+}
+
+// settled reports whether the cache's node name needs no reconcile, and
+// stops it waiting then: when the rebuild opens the state, that is nearly
+// every node that had an event before, since the rebuild read them from
+// the same cache. The cache is at least as new as every event delivered,
+// so a later change still comes as an event.
+func settled(state *nodeipamcore.State, indexer toolscache.Indexer, name string) bool {
+	if indexer == nil {
+		return false
+	}
+	obj, ok, err := indexer.GetByKey(name)
+	if err != nil || !ok {
+		return false
+	}
+	node, ok := obj.(*corev1.Node)
+	return ok && state.StopWaitingIfSettled(node)
 }
 
 // networkSource enqueues PodNetwork "default" whenever the network side is

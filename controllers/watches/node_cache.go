@@ -35,6 +35,9 @@ func CacheOptions() cache.Options {
 	}
 }
 
+// nodeLabels interns the label strings of cached nodes.
+var nodeLabels = newInternPool()
+
 // TransformNode strips a Node down to what the operator's controllers read
 // before it enters the cache:
 //
@@ -51,6 +54,8 @@ func CacheOptions() cache.Options {
 // another field must add it here. Objects that are not Nodes, such as
 // delete tombstones, pass unchanged.
 //
+// Label keys and values are interned (internPool).
+//
 // A merge patch computed from a stripped Node only carries the fields the
 // controller changed, so writing through the cache stays safe.
 func TransformNode(obj any) (any, error) {
@@ -66,7 +71,7 @@ func TransformNode(obj any) (any, error) {
 			ResourceVersion:   n.ResourceVersion,
 			CreationTimestamp: n.CreationTimestamp,
 			DeletionTimestamp: n.DeletionTimestamp,
-			Labels:            n.Labels,
+			Labels:            nodeLabels.labels(n.Name, n.Labels),
 		},
 		Spec: corev1.NodeSpec{
 			PodCIDR:  n.Spec.PodCIDR,

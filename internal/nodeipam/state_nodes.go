@@ -277,6 +277,24 @@ func (s *State) Settled(node *corev1.Node) bool {
 	return s.settledLocked(node, cidrs)
 }
 
+// StopWaitingIfSettled drops node from the waiting nodes when observing it
+// would change nothing (Settled), and reports whether it did. Every node
+// that had an event before the gate opened waits; most of them the rebuild
+// has just read, from the same cache, and need no reconcile.
+func (s *State) StopWaitingIfSettled(node *corev1.Node) bool {
+	if len(node.Spec.PodCIDRs) == 0 {
+		return false
+	}
+	cidrs := cidr.ObservePrefixes(node.Spec.PodCIDRs).Prefixes
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.alloc == nil || !s.settledLocked(node, cidrs) {
+		return false
+	}
+	delete(s.waiting, node.Name)
+	return true
+}
+
 // settledLocked reports whether the state holds exactly cidrs, the node's
 // parsed podCIDRs, for this node object.
 func (s *State) settledLocked(node *corev1.Node, cidrs []netip.Prefix) bool {

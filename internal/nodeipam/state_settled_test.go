@@ -18,10 +18,14 @@ package nodeipam
 
 import (
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
 
 func TestStateSettled(t *testing.T) {
@@ -95,4 +99,33 @@ func TestStateSettled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStopWaitingIfSettled covers the nodes parked while the gate was
+// closed: once it opens, those the rebuild settled stop waiting without a
+// reconcile, the others stay to be retried.
+func TestStopWaitingIfSettled(t *testing.T) {
+	g := NewWithT(t)
+	clk := clocktesting.NewFakeClock(t0)
+	state := NewState(clk, NewBackoff(time.Minute, 10*time.Minute, clk), v1alpha1.IPv4)
+	for _, name := range []string{"settled", "empty", "changed", "replaced"} {
+		g.Expect(state.Park(name)).To(BeTrue(), "the gate is closed before the rebuild")
+	}
+	g.Expect(state.StopWaitingIfSettled(node("settled", "10.0.0.64/26"))).To(BeFalse(), "nothing is settled before the gate opens")
+
+	r, err := NewRebuild(smallNet())
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, n := range []*corev1.Node{node("settled", "10.0.0.64/26"), node("empty"), node("changed", "10.0.0.128/26"), node("replaced", "10.0.0.192/26")} {
+		g.Expect(r.AddNode(n.Name, n.UID, n.Spec.PodCIDRs)).To(Succeed())
+	}
+	r.RecordClaimed()
+	state.Open(r)
+
+	g.Expect(state.StopWaitingIfSettled(node("settled", "10.0.0.64/26"))).To(BeTrue())
+	g.Expect(state.StopWaitingIfSettled(node("empty"))).To(BeFalse(), "a node without podCIDRs waits for a block")
+	g.Expect(state.StopWaitingIfSettled(node("changed", "10.0.0.0/26"))).To(BeFalse(), "podCIDRs other than the rebuild read")
+	replaced := node("replaced", "10.0.0.192/26")
+	replaced.UID = "uid-replaced-2"
+	g.Expect(state.StopWaitingIfSettled(replaced)).To(BeFalse(), "another object of the same name")
+	g.Expect(state.WaitingNodes()).To(ConsistOf("empty", "changed", "replaced"))
 }
