@@ -26,11 +26,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	adaptercore "podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // Reconciler makes one component that does not speak the PodNetwork
@@ -43,7 +45,9 @@ import (
 // one stopped.
 type Reconciler struct {
 	Client client.Client
-	Clock  clock.PassiveClock
+	// Cache holds the nodes, read without copying them (watches.CachedNodes).
+	Cache cache.Cache
+	Clock clock.PassiveClock
 	// Recorder emits the events about the component's configuration; nil
 	// emits nothing.
 	Recorder events.EventRecorder
@@ -69,7 +73,7 @@ type Reconciler struct {
 	// component restarted there at or after since, beyond the DaemonSet's
 	// rollout (flannel's NetworkUnavailable=False/FlannelIsUp). ProofWhat
 	// says in words what each node must do, for the Ready message.
-	Proof     func(nodes []corev1.Node, pods []corev1.Pod, since time.Time) []string
+	Proof     func(nodes []*slimnode.Node, pods []corev1.Pod, since time.Time) []string
 	ProofWhat string
 }
 

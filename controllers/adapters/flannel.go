@@ -22,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podnetwork.io/operator/internal/adapters/flannel"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // flannelProofWhat is what the flannel adapter waits for on each node, in
@@ -33,6 +34,6 @@ const flannelProofWhat = "report NetworkUnavailable=False (" + flannel.FlannelIs
 // since its pod was created. The DaemonSet rollout only shows the pods were
 // replaced; the stamp shows flanneld read the new net-conf.json and set up
 // its rules on that node.
-func flannelProof(nodes []corev1.Node, pods []corev1.Pod, since time.Time) []string {
+func flannelProof(nodes []*slimnode.Node, pods []corev1.Pod, since time.Time) []string {
 	return flannel.NodesWithoutProof(nodes, pods, since)
 }

@@ -28,8 +28,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/watches"
 	adaptercore "podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // scope is everything one reconcile of an adapter reads. A nil
@@ -40,7 +42,7 @@ type scope struct {
 	cm    *corev1.ConfigMap
 	ds    *appsv1.DaemonSet
 	pods  []corev1.Pod // the DaemonSet's pods
-	nodes []corev1.Node
+	nodes []*slimnode.Node
 	input adaptercore.Input
 }
 
@@ -71,11 +73,11 @@ func (r *Reconciler) read(ctx context.Context, self *podnetworkv1alpha1.PodNetwo
 		}
 		s.pods = rollout.OwnedPods(s.ds, pods.Items)
 	}
-	var nodes corev1.NodeList
-	if err := r.Client.List(ctx, &nodes); err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
+	nodes, err := watches.CachedNodes(ctx, r.Cache)
+	if err != nil {
+		return nil, err
 	}
-	s.nodes = nodes.Items
+	s.nodes = nodes
 	var serviceCIDRs networkingv1.ServiceCIDRList
 	if err := r.Client.List(ctx, &serviceCIDRs); err != nil {
 		return nil, fmt.Errorf("listing ServiceCIDRs: %w", err)

@@ -49,7 +49,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	var rs []*Reconciler
 	if opts.KubeProxy {
 		rs = append(rs, &Reconciler{
-			Client: mgr.GetClient(), Clock: clk, Limits: opts.Limits,
+			Client: mgr.GetClient(), Cache: mgr.GetCache(), Clock: clk, Limits: opts.Limits,
 			Consumer: KubeProxyConsumerName, Description: kubeProxyConsumerDescribe, FieldManager: KubeProxyFieldManager,
 			ConfigMap: opts.KubeProxyConfigMap, DaemonSet: opts.KubeProxyDaemonSet,
 			Plan: kubeproxy.Plan,
@@ -57,7 +57,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if opts.Flannel {
 		rs = append(rs, &Reconciler{
-			Client: mgr.GetClient(), Clock: clk, Limits: opts.Limits,
+			Client: mgr.GetClient(), Cache: mgr.GetCache(), Clock: clk, Limits: opts.Limits,
 			Consumer: FlannelConsumerName, Description: flannelConsumerDescribe, FieldManager: FlannelFieldManager,
 			ConfigMap: opts.FlannelConfigMap, DaemonSet: opts.FlannelDaemonSet,
 			Plan: flannel.Plan, Proof: flannelProof, ProofWhat: flannelProofWhat,

@@ -30,6 +30,7 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // SetupWithManager watches everything the adapter reads and funnels every
@@ -61,12 +62,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // nodeChanged reports the node updates that change what an adapter
 // reads: podCIDRs, addresses and the NetworkUnavailable condition (flannel's
 // proof). Heartbeats of other conditions do not wake the adapters.
-func nodeChanged(oldNode, newNode *corev1.Node) bool {
+func nodeChanged(oldNode, newNode *slimnode.Node) bool {
 	return watches.NodeNetworkChanged(oldNode, newNode) ||
 		!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
 }
 
-func networkUnavailable(n *corev1.Node) *corev1.NodeCondition {
+func networkUnavailable(n *slimnode.Node) *corev1.NodeCondition {
 	for i := range n.Status.Conditions {
 		if n.Status.Conditions[i].Type == corev1.NodeNetworkUnavailable {
 			return &n.Status.Conditions[i]

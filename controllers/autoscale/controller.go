@@ -158,7 +158,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 	for _, n := range nodes {
 		// Addresses that do not parse are the lifecycle's to report
 		// (MalformedInput); carving only needs to avoid the ones that do.
-		addrs, _ := cidr.NodeAddresses(n)
+		addrs, _ := cidr.NodeAddresses(n.Status.Addresses)
 		in.Nodes = append(in.Nodes, autoscalecore.Node{
 			Name: n.Name, Labels: n.Labels, Created: n.CreationTimestamp.Time, Deleting: !n.DeletionTimestamp.IsZero(),
 			PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: addrs,

@@ -43,6 +43,7 @@ import (
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/slimnode"
 	"podnetwork.io/operator/internal/text"
 )
 
@@ -64,8 +65,10 @@ const (
 // NodeReconciler assigns node.spec.podCIDRs from the Active ranges of
 // the PodNetwork. It runs on the leader only, after the start-up rebuild.
 type NodeReconciler struct {
-	// Client reads nodes from the cache and patches them.
+	// Client patches nodes.
 	Client client.Client
+	// Nodes reads nodes: the manager's cache (watches.GetNode).
+	Nodes client.Reader
 	// Reader reads a node from the API server when the outcome of a write
 	// to it is unknown, so the retry never trusts a stale cache.
 	Reader client.Reader
@@ -144,7 +147,7 @@ func (r *NodeReconciler) released(ctx context.Context, blocks []netip.Prefix, ms
 // adopts them, and reports what it found. Adopted podCIDRs go into the
 // issued-block record (or, should that fail, with the network side's next
 // write of it).
-func (r *NodeReconciler) observe(ctx context.Context, node *corev1.Node) error {
+func (r *NodeReconciler) observe(ctx context.Context, node *slimnode.Node) error {
 	o := r.state.Observe(node)
 	if !o.Changed {
 		return nil
@@ -178,13 +181,13 @@ func (r *NodeReconciler) rejected(name string) {
 
 // readNode reads the node from the cache, or from the API server when a
 // write to it had an unknown outcome.
-func (r *NodeReconciler) readNode(ctx context.Context, name string) (*corev1.Node, error) {
-	node := &corev1.Node{}
-	var reader client.Reader = r.Client
+func (r *NodeReconciler) readNode(ctx context.Context, name string) (*slimnode.Node, error) {
+	reader := r.Nodes
 	if r.state.OutcomeUnknown(name) {
 		reader = r.Reader
 	}
-	if err := reader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+	node, err := watches.GetNode(ctx, reader, name)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, err
 		}
@@ -198,7 +201,7 @@ func (r *NodeReconciler) readNode(ctx context.Context, name string) (*corev1.Nod
 // (with empty podCIDRs). The outcome decides the reservation: stored →
 // confirmed; certainly not stored → returned to the pool; unknown → kept
 // until the node is read again from the API server.
-func (r *NodeReconciler) write(ctx context.Context, node *corev1.Node, blocks []netip.Prefix) (reconcile.Result, error) {
+func (r *NodeReconciler) write(ctx context.Context, node *slimnode.Node, blocks []netip.Prefix) (reconcile.Result, error) {
 	cidrs := make([]string, len(blocks))
 	for i, b := range blocks {
 		cidrs[i] = b.String()
@@ -271,7 +274,7 @@ func certainlyNotStored(err error) bool {
 // at most once per backoff period, and a retry after that period, or sooner
 // when a quarantined block becomes reusable. A freed block or a range change
 // retries it at once. When no range is Active at all the node just waits.
-func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, alloc nodeipamcore.Allocation, err error) (reconcile.Result, error) {
+func (r *NodeReconciler) unavailable(ctx context.Context, node *slimnode.Node, alloc nodeipamcore.Allocation, err error) (reconcile.Result, error) {
 	var ue *nodeipamcore.UnavailableError
 	if !errors.As(err, &ue) {
 		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", node.Name, err)
@@ -296,7 +299,7 @@ func (r *NodeReconciler) unavailable(ctx context.Context, node *corev1.Node, all
 // change nothing (State.Settled), and in a burst it was every other
 // reconcile.
 func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
-	relevant := func(oldNode, newNode *corev1.Node) bool {
+	relevant := func(oldNode, newNode *slimnode.Node) bool {
 		return nodeRelevant(oldNode, newNode) && !r.state.Settled(newNode)
 	}
 	// Until the rebuild opens the state, an event only parks its node
@@ -317,7 +320,7 @@ func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 // replaced or its podCIDRs changing, and for a node still without podCIDRs
 // its labels (range nodeSelectors) or its deletion starting. Heartbeats and
 // image updates do not wake it.
-func nodeRelevant(oldNode, newNode *corev1.Node) bool {
+func nodeRelevant(oldNode, newNode *slimnode.Node) bool {
 	if oldNode.UID != newNode.UID || !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) {
 		return true
 	}

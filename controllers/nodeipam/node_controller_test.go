@@ -107,7 +107,7 @@ func newIPAMHarness(t *testing.T, nodes ...string) *ipamHarness {
 	}
 	rebuild.RecordClaimed()
 	h.state.Open(rebuild)
-	h.r = &NodeReconciler{Client: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals(), record: h.record}
+	h.r = &NodeReconciler{Client: h.c, Nodes: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals(), record: h.record}
 	return h
 }
 

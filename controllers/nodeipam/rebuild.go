@@ -37,6 +37,7 @@ import (
 	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/declared"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/slimnode"
 	"podnetwork.io/operator/internal/text"
 )
 
@@ -302,7 +303,7 @@ func (r *rebuilder) leaderResourceVersion(ctx context.Context) (string, error) {
 // cache's own objects: read, never changed.
 func addCachedNodes(b *nodeipamcore.Rebuild, objs []any) error {
 	for _, obj := range objs {
-		n, ok := obj.(*corev1.Node)
+		n, ok := obj.(*slimnode.Node)
 		if !ok {
 			return fmt.Errorf("the node cache holds a %T", obj)
 		}

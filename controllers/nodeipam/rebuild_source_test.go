@@ -33,6 +33,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // fakeNodeStore is a node informer's store whose resourceVersion moves on
@@ -88,10 +89,10 @@ func TestRebuildNodeSource(t *testing.T) {
 	cached := make([]any, cachedNodes)
 	for i := range cached {
 		name := fmt.Sprintf("cached-%d", i)
-		cached[i] = &corev1.Node{
+		cached[i] = slimnode.From(&corev1.Node{ // as the cache holds it
 			ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
 			Spec:       corev1.NodeSpec{PodCIDR: r.Block(100 + i).String(), PodCIDRs: []string{r.Block(100 + i).String()}},
-		}
+		})
 	}
 	tests := []struct {
 		name      string

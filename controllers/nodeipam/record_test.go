@@ -36,6 +36,7 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // recordHarness is a leader's State and record store on a fake API server
@@ -112,7 +113,7 @@ func (h *recordHarness) allocate(state *nodeipamcore.State, count int) bool {
 	pending := false
 	for range count {
 		h.nodes++
-		a, err := state.Allocate(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint(h.nodes), UID: types.UID(fmt.Sprint(h.nodes))}})
+		a, err := state.Allocate(&slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprint(h.nodes), UID: types.UID(fmt.Sprint(h.nodes))}})
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -165,7 +166,7 @@ func TestRecordStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		next, _ := h.leader() // the new leader rebuilds and claims the record
-		if _, err := next.Allocate(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "x", UID: "x"}}); err != nil {
+		if _, err := next.Allocate(&slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: "x", UID: "x"}}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -181,7 +182,7 @@ func TestRecordStore(t *testing.T) {
 		if got := h.stored(); got != "10.0.0.0/18\n" {
 			t.Fatalf("the former leader changed the record to %q", got)
 		}
-		if _, err := h.state.Allocate(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "late", UID: "late"}}); !errors.Is(err, nodeipamcore.ErrFenced) {
+		if _, err := h.state.Allocate(&slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: "late", UID: "late"}}); !errors.Is(err, nodeipamcore.ErrFenced) {
 			t.Fatalf("Allocate after fencing = %v, want ErrFenced", err)
 		}
 	})

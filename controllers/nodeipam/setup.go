@@ -85,6 +85,7 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	}
 	if err := (&NodeReconciler{
 		Client:   mgr.GetClient(),
+		Nodes:    mgr.GetCache(),
 		Reader:   mgr.GetAPIReader(),
 		Recorder: recorder,
 		Metrics:  m,

@@ -20,7 +20,6 @@ import (
 	"context"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -116,12 +115,8 @@ func settled(state *nodeipamcore.State, indexer toolscache.Indexer, name string)
 	if indexer == nil {
 		return false
 	}
-	obj, ok, err := indexer.GetByKey(name)
-	if err != nil || !ok {
-		return false
-	}
-	node, ok := obj.(*corev1.Node)
-	return ok && state.StopWaitingIfSettled(node)
+	node, err := watches.CachedNode(indexer, name)
+	return err == nil && node != nil && state.StopWaitingIfSettled(node)
 }
 
 // networkSource enqueues PodNetwork "default" whenever the network side is

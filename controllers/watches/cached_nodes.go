@@ -21,9 +21,12 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // NodeIndexer returns the store of the cache's node informer, or nil when
@@ -41,12 +44,13 @@ func NodeIndexer(ctx context.Context, c cache.Cache) (toolscache.Indexer, error)
 }
 
 // CachedNodes returns every node r holds, for readers that take a few
-// fields of each: from a cache, the cache's own objects (read them, never
-// change them). A List through the cache copies each Node struct into the
+// fields of each: from the manager's cache, the cache's own objects (read
+// them, never change them); from a reader the cache does not back (a
+// test's fake client), each node listed and slimmed. A List through the cache copies each Node struct into the
 // NodeList even without a deep copy, 50 MB per call at 65,000 nodes
 // (docs/performance.md); the informer's store gives pointers only. Other
 // readers (a cache without that store, a test's fake client) are listed.
-func CachedNodes(ctx context.Context, r client.Reader) ([]*corev1.Node, error) {
+func CachedNodes(ctx context.Context, r client.Reader) ([]*slimnode.Node, error) {
 	var indexer toolscache.Indexer
 	if c, ok := r.(cache.Cache); ok {
 		var err error
@@ -59,20 +63,60 @@ func CachedNodes(ctx context.Context, r client.Reader) ([]*corev1.Node, error) {
 		if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, fmt.Errorf("listing nodes: %w", err)
 		}
-		nodes := make([]*corev1.Node, len(list.Items))
+		nodes := make([]*slimnode.Node, len(list.Items))
 		for i := range list.Items {
-			nodes[i] = &list.Items[i]
+			nodes[i] = slimnode.From(&list.Items[i])
 		}
 		return nodes, nil
 	}
 	objs := indexer.List()
-	nodes := make([]*corev1.Node, 0, len(objs))
+	nodes := make([]*slimnode.Node, 0, len(objs))
 	for _, obj := range objs {
-		n, ok := obj.(*corev1.Node)
+		n, ok := obj.(*slimnode.Node)
 		if !ok {
 			return nil, fmt.Errorf("the node cache holds a %T", obj)
 		}
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
+}
+
+// GetNode reads node name from r: from the manager's cache, the cache's own
+// object (read it, never change it); from a reader the cache does not back
+// (the API server, a test's fake client), the node read and slimmed. A node
+// r does not hold is a NotFound error.
+func GetNode(ctx context.Context, r client.Reader, name string) (*slimnode.Node, error) {
+	if c, ok := r.(cache.Cache); ok {
+		indexer, err := NodeIndexer(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if indexer != nil {
+			n, err := CachedNode(indexer, name)
+			if err == nil && n == nil {
+				err = apierrors.NewNotFound(corev1.Resource("nodes"), name)
+			}
+			return n, err
+		}
+	}
+	n := &corev1.Node{}
+	if err := r.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+		return nil, err
+	}
+	return slimnode.From(n), nil
+}
+
+// CachedNode returns node name from the node informer's store indexer (the
+// cache's own object: read it, never change it), or nil when the store does
+// not hold it.
+func CachedNode(indexer toolscache.Indexer, name string) (*slimnode.Node, error) {
+	obj, ok, err := indexer.GetByKey(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	n, ok := obj.(*slimnode.Node)
+	if !ok {
+		return nil, fmt.Errorf("the node cache holds a %T", obj)
+	}
+	return n, nil
 }

@@ -18,9 +18,10 @@ package watches
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // CacheOptions configures the manager's informer cache. Nodes are the
@@ -38,52 +39,21 @@ func CacheOptions() cache.Options {
 // nodeLabels interns the label strings of cached nodes.
 var nodeLabels = newInternPool()
 
-// TransformNode strips a Node down to what the operator's controllers read
-// before it enters the cache:
+// TransformNode turns a Node into the slimnode.Node the cache keeps (see
+// that type for the fields and why), with its label keys and values
+// interned (internPool). Objects that are not Nodes, such as delete
+// tombstones, pass unchanged.
 //
-//   - metadata: name, uid, resourceVersion, creation and deletion
-//     timestamps, and labels (range nodeSelectors);
-//   - spec: podCIDR and podCIDRs;
-//   - status: addresses (no range may contain a node address) and the
-//     NetworkUnavailable condition (the adapters' proof).
-//
-// Everything else (images, volumes, capacity, nodeInfo, taints, the Ready
-// condition, providerID, annotations, finalizers, managedFields, ...) is
-// dropped: at 65,000 nodes every kept byte per node is 62 KiB of heap, and
-// every heap byte is about two of resident memory. A controller that needs
-// another field must add it here. Objects that are not Nodes, such as
-// delete tombstones, pass unchanged.
-//
-// Label keys and values are interned (internPool).
-//
-// A merge patch computed from a stripped Node only carries the fields the
-// controller changed, so writing through the cache stays safe.
+// At 65,000 nodes every kept byte per node is 62 KiB of heap, and every
+// heap byte is about two of resident memory. A merge patch the operator
+// writes carries only the fields it sets, so writing a node read from the
+// cache stays safe.
 func TransformNode(obj any) (any, error) {
 	n, ok := obj.(*corev1.Node)
 	if !ok {
 		return obj, nil
 	}
-	out := &corev1.Node{
-		TypeMeta: n.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              n.Name,
-			UID:               n.UID,
-			ResourceVersion:   n.ResourceVersion,
-			CreationTimestamp: n.CreationTimestamp,
-			DeletionTimestamp: n.DeletionTimestamp,
-			Labels:            nodeLabels.labels(n.Name, n.Labels),
-		},
-		Spec: corev1.NodeSpec{
-			PodCIDR:  n.Spec.PodCIDR,
-			PodCIDRs: n.Spec.PodCIDRs,
-		},
-		Status: corev1.NodeStatus{Addresses: n.Status.Addresses},
-	}
-	for i := range n.Status.Conditions {
-		if n.Status.Conditions[i].Type == corev1.NodeNetworkUnavailable {
-			out.Status.Conditions = []corev1.NodeCondition{n.Status.Conditions[i]}
-			break
-		}
-	}
+	out := slimnode.From(n)
+	out.Labels = nodeLabels.labels(n.Name, n.Labels)
 	return out, nil
 }

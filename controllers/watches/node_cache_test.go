@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 
+	"podnetwork.io/operator/internal/slimnode"
 	"podnetwork.io/operator/test/heapsize"
 )
 
@@ -120,16 +121,15 @@ func TestTransformNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := got.(*corev1.Node)
-	want := &corev1.Node{
-		TypeMeta: in.TypeMeta,
+	n := got.(*slimnode.Node)
+	want := &slimnode.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: in.Name, UID: in.UID, ResourceVersion: in.ResourceVersion, CreationTimestamp: in.CreationTimestamp,
 			DeletionTimestamp: in.DeletionTimestamp, Labels: in.Labels,
 		},
-		Spec: corev1.NodeSpec{PodCIDR: in.Spec.PodCIDR, PodCIDRs: in.Spec.PodCIDRs},
-		Status: corev1.NodeStatus{
-			Addresses:  in.Status.Addresses,
+		Spec: slimnode.Spec{PodCIDRs: in.Spec.PodCIDRs},
+		Status: slimnode.Status{
+			Addresses:  in.Status.Addresses[:1], // the InternalIP; the Hostname and InternalDNS are names
 			Conditions: []corev1.NodeCondition{in.Status.Conditions[4]},
 		},
 	}

@@ -20,21 +20,22 @@ import (
 	"maps"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // NodeUpdate passes node creations, deletions and generic events,
 // and the updates for which changed(old, new) holds. Each controller names
 // the node fields it reads, so heartbeats (a status write every few seconds
 // per node) wake none of them.
-func NodeUpdate(changed func(oldNode, newNode *corev1.Node) bool) predicate.Predicate {
+func NodeUpdate(changed func(oldNode, newNode *slimnode.Node) bool) predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldNode, ok1 := e.ObjectOld.(*corev1.Node)
-			newNode, ok2 := e.ObjectNew.(*corev1.Node)
+			oldNode, ok1 := e.ObjectOld.(*slimnode.Node)
+			newNode, ok2 := e.ObjectNew.(*slimnode.Node)
 			if !ok1 || !ok2 {
 				return true
 			}
@@ -45,7 +46,7 @@ func NodeUpdate(changed func(oldNode, newNode *corev1.Node) bool) predicate.Pred
 
 // NodeNetworkChanged reports whether a node's podCIDRs or addresses changed:
 // the node fields the lifecycle reads, and part of what the adapters read.
-func NodeNetworkChanged(oldNode, newNode *corev1.Node) bool {
+func NodeNetworkChanged(oldNode, newNode *slimnode.Node) bool {
 	return !slices.Equal(oldNode.Spec.PodCIDRs, newNode.Spec.PodCIDRs) ||
 		!equality.Semantic.DeepEqual(oldNode.Status.Addresses, newNode.Status.Addresses)
 }
@@ -53,6 +54,6 @@ func NodeNetworkChanged(oldNode, newNode *corev1.Node) bool {
 // NodeAutoscalingChanged reports whether what the autoscaler reads of a
 // node changed: its podCIDRs (a waiting node got a block), addresses (no
 // carved range may contain one) or labels (pool nodeSelectors).
-func NodeAutoscalingChanged(oldNode, newNode *corev1.Node) bool {
+func NodeAutoscalingChanged(oldNode, newNode *slimnode.Node) bool {
 	return NodeNetworkChanged(oldNode, newNode) || !maps.Equal(oldNode.Labels, newNode.Labels)
 }

@@ -22,6 +22,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 func TestNodeNetworkChangedIgnoresHeartbeats(t *testing.T) {
@@ -42,13 +44,13 @@ func TestNodeNetworkChangedIgnoresHeartbeats(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		new  *corev1.Node
-		want bool
+		want bool // for the nodes as the cache holds them
 	}{
 		{"labels and conditions", relabelled, false},
 		{"podCIDRs", newCIDR, true},
 		{"addresses", newAddr, true},
 	} {
-		if got := p.Update(event.UpdateEvent{ObjectOld: base, ObjectNew: tc.new}); got != tc.want {
+		if got := p.Update(event.UpdateEvent{ObjectOld: slimnode.From(base), ObjectNew: slimnode.From(tc.new)}); got != tc.want {
 			t.Errorf("%s: passes = %v, want %v", tc.name, got, tc.want)
 		}
 	}

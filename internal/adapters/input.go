@@ -19,11 +19,11 @@ package adapters
 import (
 	"net/netip"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // Input is what an adapter knows about the cluster when it decides which
@@ -97,19 +97,18 @@ func (l Limits) For(family string) int {
 // object never stops the adapter. RunningOn is left for the caller, which
 // knows the component's pods.
 func InputFrom(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus,
-	nodes []corev1.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits Limits) Input {
+	nodes []*slimnode.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits Limits) Input {
 	in := Input{PodNetwork: pn, Previous: previous, Limits: limits}
 	for i := range serviceCIDRs {
 		for _, p := range cidr.ParseObserved(serviceCIDRs[i].Spec.CIDRs) {
 			in.ServiceCIDRs = append(in.ServiceCIDRs, NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p})
 		}
 	}
-	for i := range nodes {
-		n := &nodes[i]
+	for _, n := range nodes {
 		for _, p := range cidr.ParseObserved(n.Spec.PodCIDRs) {
 			in.NodePodCIDRs = append(in.NodePodCIDRs, NamedPrefix{Name: n.Name, Prefix: p})
 		}
-		addrs, _ := cidr.NodeAddresses(n) // the lifecycle reports the problems
+		addrs, _ := cidr.NodeAddresses(n.Status.Addresses) // the lifecycle reports the problems
 		for _, a := range addrs {
 			in.NodeAddresses = append(in.NodeAddresses, NodeAddress{Node: n.Name, Addr: a})
 		}

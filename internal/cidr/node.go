@@ -23,15 +23,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// NodeAddresses returns a node's InternalIP and ExternalIP addresses, the
-// ones a pod range must never contain, read with ParseObservedAddr,
+// IsNodeIPType reports whether a node address of type t is one a pod range
+// must never contain: InternalIP and ExternalIP. The other types a kubelet
+// reports (Hostname, InternalDNS, ExternalDNS) are names.
+func IsNodeIPType(t corev1.NodeAddressType) bool {
+	return t == corev1.NodeInternalIP || t == corev1.NodeExternalIP
+}
+
+// NodeAddresses returns the InternalIP and ExternalIP addresses among a
+// node's status addresses, the ones a pod range must never contain, read
+// with ParseObservedAddr,
 // and a sentence for each one that cannot be read at all or only in a
 // legacy format (the apiserver does not validate node addresses, so a
 // broken node can have any string there). Every controller, and the kubectl
 // plugin, reads node addresses with this one rule.
-func NodeAddresses(n *corev1.Node) (addrs []netip.Addr, problems []string) {
-	for _, a := range n.Status.Addresses {
-		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
+func NodeAddresses(status []corev1.NodeAddress) (addrs []netip.Addr, problems []string) {
+	for _, a := range status {
+		if !IsNodeIPType(a.Type) {
 			continue
 		}
 		ip, legacy, ok := ParseObservedAddr(a.Address)

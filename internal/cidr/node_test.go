@@ -36,7 +36,7 @@ func TestNodeAddresses(t *testing.T) {
 		{Type: corev1.NodeInternalIP, Address: "garbage"},
 		{Type: corev1.NodeHostName, Address: "not-an-address-and-fine"},
 	}}}
-	addrs, problems := NodeAddresses(n)
+	addrs, problems := NodeAddresses(n.Status.Addresses)
 	g.Expect(addrs).To(Equal([]netip.Addr{netip.MustParseAddr("10.244.0.5"), netip.MustParseAddr("10.244.0.6"), netip.MustParseAddr("10.244.0.7")}))
 	g.Expect(problems).To(HaveExactElements(
 		ContainSubstring(`ExternalIP "010.244.0.6" has leading zeros`),

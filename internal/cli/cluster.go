@@ -28,6 +28,7 @@ import (
 	"podnetwork.io/operator/internal/adapters/rollout"
 	"podnetwork.io/operator/internal/declared"
 	"podnetwork.io/operator/internal/lifecycle"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // Cluster is everything the plugin reads, at one moment.
@@ -108,23 +109,24 @@ func (c *Cluster) lifecycleInput(pn *v1alpha1.PodNetwork, d declared.Result, con
 		PodNetwork:   pn,
 		Declared:     d,
 		Consumers:    consumers,
-		Nodes:        nodePointers(c.Nodes),
+		Nodes:        slimNodes(c.Nodes),
 		ServiceCIDRs: c.ServiceCIDRs,
 	}, now, stallAfter)
 }
 
 // adapterInput is what the adapter would decide from for pn.
 func (c *Cluster) adapterInput(a *Adapter, pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus) adapters.Input {
-	in := adapters.InputFrom(pn, previous, c.Nodes, c.ServiceCIDRs, a.Limits)
+	in := adapters.InputFrom(pn, previous, slimNodes(c.Nodes), c.ServiceCIDRs, a.Limits)
 	in.RunningOn = rollout.NodesOf(a.Pods)
 	return in
 }
 
-// nodePointers points at each of nodes.
-func nodePointers(nodes []corev1.Node) []*corev1.Node {
-	out := make([]*corev1.Node, len(nodes))
+// slimNodes returns nodes as the operator's cache holds them, so the
+// plugin computes from what the controllers see.
+func slimNodes(nodes []corev1.Node) []*slimnode.Node {
+	out := make([]*slimnode.Node, len(nodes))
 	for i := range nodes {
-		out[i] = &nodes[i]
+		out[i] = slimnode.From(&nodes[i])
 	}
 	return out
 }

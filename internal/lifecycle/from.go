@@ -19,12 +19,12 @@ package lifecycle
 import (
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
 	"podnetwork.io/operator/internal/declared"
+	"podnetwork.io/operator/internal/slimnode"
 	"podnetwork.io/operator/internal/statusedit"
 )
 
@@ -34,9 +34,9 @@ import (
 // read, or only in a legacy format, are handed on for Degraded to name, and
 // never stop the lifecycle. It copies out what it reads, so n may be shared
 // with a cache.
-func NodeFrom(n *corev1.Node) Node {
+func NodeFrom(n *slimnode.Node) Node {
 	pods := cidr.ObservePrefixes(n.Spec.PodCIDRs)
-	addrs, addrProblems := cidr.NodeAddresses(n)
+	addrs, addrProblems := cidr.NodeAddresses(n.Status.Addresses)
 	out := Node{Name: n.Name, PodCIDRs: pods.Prefixes, UnreadablePodCIDRs: pods.Unreadable, Addresses: addrs}
 	for _, p := range pods.Problems {
 		out.Problems = append(out.Problems, "podCIDR "+p)
@@ -63,7 +63,7 @@ type Objects struct {
 	// AutoscaledRangeSet "default".
 	Declared     declared.Result
 	Consumers    []v1alpha1.PodNetworkConsumer
-	Nodes        []*corev1.Node
+	Nodes        []*slimnode.Node
 	ServiceCIDRs []networkingv1.ServiceCIDR
 }
 

@@ -22,13 +22,13 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // stateFixture is a State on a fake clock, opened from a PodNetwork and the
@@ -49,14 +49,14 @@ func smallNet() *v1alpha1.PodNetwork {
 	return pn
 }
 
-func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*corev1.Node) *stateFixture {
+func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*slimnode.Node) *stateFixture {
 	t.Helper()
 	return openStateWithRecord(t, pn, nil, listed...)
 }
 
 // openStateWithRecord is openState with the issued-block record the rebuild
 // read (its data, nil when there is none).
-func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*corev1.Node) *stateFixture {
+func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*slimnode.Node) *stateFixture {
 	t.Helper()
 	f := &stateFixture{t: t, clock: clocktesting.NewFakeClock(t0)}
 	f.state = NewState(f.clock, NewBackoff(time.Minute, 10*time.Minute, f.clock), v1alpha1.IPv4)
@@ -87,10 +87,10 @@ func (f *stateFixture) storeRecord() {
 }
 
 // node is a Node named name (uid "uid-<name>") with the given podCIDRs.
-func node(name string, podCIDRs ...string) *corev1.Node {
-	return &corev1.Node{
+func node(name string, podCIDRs ...string) *slimnode.Node {
+	return &slimnode.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
-		Spec:       corev1.NodeSpec{PodCIDRs: podCIDRs},
+		Spec:       slimnode.Spec{PodCIDRs: podCIDRs},
 	}
 }
 

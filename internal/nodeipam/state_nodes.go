@@ -21,10 +21,10 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // This file holds what State does for one node. Each method says in its
@@ -54,7 +54,7 @@ type Allocation struct {
 // of a write still in flight for it, or new ones from its candidate ranges,
 // reserved in one all-or-nothing step. On failure (an *UnavailableError
 // when no block is free) the node waits for a range or a freed block.
-func (s *State) Allocate(node *corev1.Node) (Allocation, error) {
+func (s *State) Allocate(node *slimnode.Node) (Allocation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rec, ok := s.nodes[node.Name]; ok && rec.uid == node.UID && len(rec.cidrs) > 0 {
@@ -226,7 +226,7 @@ type Observation struct {
 // and checked against the blocks held for other nodes. A write still in
 // flight with other blocks was certainly not stored (podCIDRs cannot
 // change), so those blocks go back to the pool.
-func (s *State) Observe(node *corev1.Node) Observation {
+func (s *State) Observe(node *slimnode.Node) Observation {
 	read := cidr.ObservePrefixes(node.Spec.PodCIDRs)
 	cidrs := read.Prefixes
 	s.mu.Lock()
@@ -267,7 +267,7 @@ func (s *State) Observe(node *corev1.Node) Observation {
 // write's response was recorded (Written), so the controller need not
 // reconcile it: one reconcile per node instead of two in a burst. A node
 // without podCIDRs is never settled.
-func (s *State) Settled(node *corev1.Node) bool {
+func (s *State) Settled(node *slimnode.Node) bool {
 	if len(node.Spec.PodCIDRs) == 0 {
 		return false
 	}
@@ -281,7 +281,7 @@ func (s *State) Settled(node *corev1.Node) bool {
 // would change nothing (Settled), and reports whether it did. Every node
 // that had an event before the gate opened waits; most of them the rebuild
 // has just read, from the same cache, and need no reconcile.
-func (s *State) StopWaitingIfSettled(node *corev1.Node) bool {
+func (s *State) StopWaitingIfSettled(node *slimnode.Node) bool {
 	if len(node.Spec.PodCIDRs) == 0 {
 		return false
 	}
@@ -297,7 +297,7 @@ func (s *State) StopWaitingIfSettled(node *corev1.Node) bool {
 
 // settledLocked reports whether the state holds exactly cidrs, the node's
 // parsed podCIDRs, for this node object.
-func (s *State) settledLocked(node *corev1.Node, cidrs []netip.Prefix) bool {
+func (s *State) settledLocked(node *slimnode.Node, cidrs []netip.Prefix) bool {
 	rec, known := s.nodes[node.Name]
 	return known && rec.uid == node.UID && slices.Equal(rec.cidrs, cidrs)
 }

@@ -25,7 +25,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	"go4.org/netipx"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -33,6 +32,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // wideNet has one Active range of 256 /24 blocks, recorded in chunks of 64
@@ -295,7 +295,7 @@ func TestNoEarlyReuseAfterManyFrees(t *testing.T) {
 												policy(60, v1alpha1.WhenExhaustedWait).obj()
 	pn.ResourceVersion = "1"
 	// Blocks n and above are held by nodes listed at the rebuild.
-	var listed []*corev1.Node
+	var listed []*slimnode.Node
 	first := netip.AddrFrom4([4]byte{10, byte(n >> 8), byte(n & 0xff), 0})
 	for i, p := range netipx.IPRangeFrom(first, mp("10.31.255.255/32").Addr()).Prefixes() {
 		listed = append(listed, node(fmt.Sprint("filler", i), p.String()))

@@ -21,67 +21,67 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 func TestStateSettled(t *testing.T) {
 	// withUID is n with another object's uid, as after the node was replaced.
-	withUID := func(n *corev1.Node, uid string) *corev1.Node {
+	withUID := func(n *slimnode.Node, uid string) *slimnode.Node {
 		n.UID = types.UID(uid)
 		return n
 	}
 	tests := []struct {
 		name   string
-		listed []*corev1.Node
+		listed []*slimnode.Node
 		before func(f *stateFixture) []string // returns a's podCIDRs where it assigns them
-		node   func(aCIDRs []string) *corev1.Node
+		node   func(aCIDRs []string) *slimnode.Node
 		want   bool
 	}{
 		{
 			name:   "NodeIPAM's write coming back after its response was recorded",
 			before: func(f *stateFixture) []string { f.allocateAndWriteA(); return f.holdings()["a"] },
-			node:   func(a []string) *corev1.Node { return node("a", a...) },
+			node:   func(a []string) *slimnode.Node { return node("a", a...) },
 			want:   true,
 		},
 		{
 			name:   "NodeIPAM's write coming back before its response: still in flight",
 			before: func(f *stateFixture) []string { return f.allocate("a") },
-			node:   func(a []string) *corev1.Node { return node("a", a...) },
+			node:   func(a []string) *slimnode.Node { return node("a", a...) },
 		},
 		{
 			name:   "podCIDRs the rebuild listed",
-			listed: []*corev1.Node{node("a", "10.0.0.64/26")},
-			node:   func([]string) *corev1.Node { return node("a", "10.0.0.64/26") },
+			listed: []*slimnode.Node{node("a", "10.0.0.64/26")},
+			node:   func([]string) *slimnode.Node { return node("a", "10.0.0.64/26") },
 			want:   true,
 		},
 		{
 			name:   "podCIDRs observed once before",
 			before: func(f *stateFixture) []string { f.state.Observe(node("a", "10.0.0.128/26")); return nil },
-			node:   func([]string) *corev1.Node { return node("a", "10.0.0.128/26") },
+			node:   func([]string) *slimnode.Node { return node("a", "10.0.0.128/26") },
 			want:   true,
 		},
 		{
 			name:   "another node object of the same name",
-			listed: []*corev1.Node{node("a", "10.0.0.64/26")},
-			node:   func([]string) *corev1.Node { return withUID(node("a", "10.0.0.64/26"), "uid-a2") },
+			listed: []*slimnode.Node{node("a", "10.0.0.64/26")},
+			node:   func([]string) *slimnode.Node { return withUID(node("a", "10.0.0.64/26"), "uid-a2") },
 		},
 		{
 			name:   "other podCIDRs than the state holds",
-			listed: []*corev1.Node{node("a", "10.0.0.64/26")},
-			node:   func([]string) *corev1.Node { return node("a", "10.0.0.128/26") },
+			listed: []*slimnode.Node{node("a", "10.0.0.64/26")},
+			node:   func([]string) *slimnode.Node { return node("a", "10.0.0.128/26") },
 		},
 		{
 			name: "a node the state does not know",
-			node: func([]string) *corev1.Node { return node("a", "10.0.0.64/26") },
+			node: func([]string) *slimnode.Node { return node("a", "10.0.0.64/26") },
 		},
 		{
 			name:   "a node without podCIDRs",
-			listed: []*corev1.Node{node("a")},
-			node:   func([]string) *corev1.Node { return node("a") },
+			listed: []*slimnode.Node{node("a")},
+			node:   func([]string) *slimnode.Node { return node("a") },
 		},
 	}
 	for _, tt := range tests {
@@ -115,7 +115,7 @@ func TestStopWaitingIfSettled(t *testing.T) {
 
 	r, err := NewRebuild(smallNet())
 	g.Expect(err).NotTo(HaveOccurred())
-	for _, n := range []*corev1.Node{node("settled", "10.0.0.64/26"), node("empty"), node("changed", "10.0.0.128/26"), node("replaced", "10.0.0.192/26")} {
+	for _, n := range []*slimnode.Node{node("settled", "10.0.0.64/26"), node("empty"), node("changed", "10.0.0.128/26"), node("replaced", "10.0.0.192/26")} {
 		g.Expect(r.AddNode(n.Name, n.UID, n.Spec.PodCIDRs)).To(Succeed())
 	}
 	r.RecordClaimed()

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -31,6 +30,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 func TestStateGate(t *testing.T) {
@@ -57,7 +57,7 @@ func TestStateAdoption(t *testing.T) {
 		name string
 		// before runs on the state first.
 		before func(f *stateFixture)
-		node   *corev1.Node
+		node   *slimnode.Node
 		want   Observation
 		// wantHeld is the allocator's holdings afterwards.
 		wantHeld map[string][]string
@@ -129,9 +129,9 @@ func TestStateAdoption(t *testing.T) {
 func TestStateConflicts(t *testing.T) {
 	tests := []struct {
 		name   string
-		listed []*corev1.Node // by the rebuild
+		listed []*slimnode.Node // by the rebuild
 		before func(f *stateFixture)
-		node   *corev1.Node // then observed
+		node   *slimnode.Node // then observed
 		// wantFound are the conflicts Observe returns, wantReported those
 		// the status reports.
 		wantFound    []string
@@ -139,7 +139,7 @@ func TestStateConflicts(t *testing.T) {
 	}{
 		{
 			name:         "overlapping podCIDRs found by the rebuild are reported",
-			listed:       []*corev1.Node{node("a", "10.0.0.0/26"), node("b", "10.0.0.0/25")},
+			listed:       []*slimnode.Node{node("a", "10.0.0.0/26"), node("b", "10.0.0.0/25")},
 			wantReported: []string{"nodes a (10.0.0.0/26) and b (10.0.0.0/25) have overlapping podCIDRs"},
 		},
 		{
@@ -158,7 +158,7 @@ func TestStateConflicts(t *testing.T) {
 		},
 		{
 			name:   "adopted podCIDRs next to others are no conflict",
-			listed: []*corev1.Node{node("a", "10.0.0.0/26")},
+			listed: []*slimnode.Node{node("a", "10.0.0.0/26")},
 			node:   node("b", "10.0.0.64/26"),
 		},
 	}

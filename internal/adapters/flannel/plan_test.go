@@ -28,6 +28,7 @@ import (
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/adapterstest"
 	"podnetwork.io/operator/internal/adapters/flannel"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 func TestPlan(t *testing.T) {
@@ -180,8 +181,8 @@ func TestPlan(t *testing.T) {
 func TestNodesWithoutProof(t *testing.T) {
 	rollout := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) metav1.Time { return metav1.NewTime(rollout.Add(d)) }
-	node := func(name, reason string, stamp metav1.Time, status corev1.ConditionStatus) corev1.Node {
-		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	node := func(name, reason string, stamp metav1.Time, status corev1.ConditionStatus) *slimnode.Node {
+		n := &slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		if reason != "" {
 			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeNetworkUnavailable, Status: status, Reason: reason,
 				LastHeartbeatTime: stamp, LastTransitionTime: stamp}}
@@ -191,7 +192,7 @@ func TestNodesWithoutProof(t *testing.T) {
 	pod := func(node string, created metav1.Time) corev1.Pod {
 		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "flannel-" + node, CreationTimestamp: created}, Spec: corev1.PodSpec{NodeName: node}}
 	}
-	nodes := []corev1.Node{
+	nodes := []*slimnode.Node{
 		node("fresh", flannel.FlannelIsUpReason, at(5*time.Second), corev1.ConditionFalse),
 		node("same-second", flannel.FlannelIsUpReason, at(2*time.Second), corev1.ConditionFalse),
 		node("stale", flannel.FlannelIsUpReason, at(-time.Minute), corev1.ConditionFalse),

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // FlannelIsUpReason is the reason flanneld gives its node's
@@ -35,10 +37,10 @@ const FlannelIsUpReason = "FlannelIsUp"
 // late can only come from the flanneld of the current pod.
 //
 // Times are compared at the API's one-second resolution.
-func NodesWithoutProof(nodes []corev1.Node, pods []corev1.Pod, since time.Time) []string {
-	byName := make(map[string]*corev1.Node, len(nodes))
-	for i := range nodes {
-		byName[nodes[i].Name] = &nodes[i]
+func NodesWithoutProof(nodes []*slimnode.Node, pods []corev1.Pod, since time.Time) []string {
+	byName := make(map[string]*slimnode.Node, len(nodes))
+	for _, n := range nodes {
+		byName[n.Name] = n
 	}
 	var out []string
 	for i := range pods {
@@ -61,7 +63,7 @@ func NodesWithoutProof(nodes []corev1.Node, pods []corev1.Pod, since time.Time) 
 	return out
 }
 
-func upSince(n *corev1.Node, t time.Time) bool {
+func upSince(n *slimnode.Node, t time.Time) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type != corev1.NodeNetworkUnavailable {
 			continue

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package slimnode holds Node, the part of a Kubernetes Node the operator
+// reads, as its informer cache keeps it.
+//
+// A cluster may have 65,000 nodes and the cache holds each for the life of
+// the process. A corev1.Node struct is 847 bytes before any of its
+// contents, even with every field the operator does not read dropped, and
+// the Go runtime keeps about two bytes of resident memory per live heap
+// byte. Node keeps the same field paths for what it holds (Spec.PodCIDRs,
+// Status.Addresses, Status.Conditions, the metadata), so code reads it as
+// it reads a corev1.Node, in about a third of the heap.
+package slimnode
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"podnetwork.io/operator/internal/cidr"
+)
+
+// Node is a Node with only the fields the operator's controllers read:
+//
+//   - metadata: name, uid, resourceVersion, creation and deletion
+//     timestamps, and labels (range nodeSelectors);
+//   - spec: podCIDRs;
+//   - status: the InternalIP and ExternalIP addresses (no range may
+//     contain a node address) and the NetworkUnavailable condition (the
+//     adapters' proof).
+//
+// It is a client.Object whose kind is always v1 Node, so watch handlers,
+// event recorders and object references take it as the Node it came from.
+// A controller that needs another field must add it here and in From.
+type Node struct {
+	metav1.ObjectMeta
+
+	Spec   Spec
+	Status Status
+}
+
+// Spec is the part of a NodeSpec the operator reads.
+type Spec struct {
+	PodCIDRs []string
+}
+
+// Status is the part of a NodeStatus the operator reads.
+type Status struct {
+	// Addresses are the node's InternalIP and ExternalIP addresses.
+	Addresses []corev1.NodeAddress
+	// Conditions holds the NetworkUnavailable condition, if the node has
+	// one.
+	Conditions []corev1.NodeCondition
+}
+
+// From returns the fields of n that Node keeps. The result shares n's
+// strings, maps and slices of kept fields where it keeps them whole.
+func From(n *corev1.Node) *Node {
+	out := &Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              n.Name,
+			UID:               n.UID,
+			ResourceVersion:   n.ResourceVersion,
+			CreationTimestamp: n.CreationTimestamp,
+			DeletionTimestamp: n.DeletionTimestamp,
+			Labels:            n.Labels,
+		},
+		Spec: Spec{PodCIDRs: n.Spec.PodCIDRs},
+	}
+	out.Status.Addresses = ipAddresses(n.Status.Addresses)
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeNetworkUnavailable {
+			out.Status.Conditions = []corev1.NodeCondition{n.Status.Conditions[i]}
+			break
+		}
+	}
+	return out
+}
+
+// ipAddresses returns the InternalIP and ExternalIP addresses of addrs, the
+// only types a range is checked against (cidr.IsNodeIPType): a kubelet also
+// reports Hostname and InternalDNS names, each as long as the node name.
+func ipAddresses(addrs []corev1.NodeAddress) []corev1.NodeAddress {
+	n := 0
+	for _, a := range addrs {
+		if cidr.IsNodeIPType(a.Type) {
+			n++
+		}
+	}
+	if n == len(addrs) {
+		return addrs
+	}
+	out := make([]corev1.NodeAddress, 0, n)
+	for _, a := range addrs {
+		if cidr.IsNodeIPType(a.Type) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// nodeKind is a Node's kind: always v1 Node, never set.
+type nodeKind struct{}
+
+var gvk = corev1.SchemeGroupVersion.WithKind("Node")
+
+func (nodeKind) SetGroupVersionKind(schema.GroupVersionKind) {}
+func (nodeKind) GroupVersionKind() schema.GroupVersionKind   { return gvk }
+
+// GetObjectKind returns v1 Node: a Node is not in any scheme, and its kind
+// is how an event recorder or object reference names it.
+func (*Node) GetObjectKind() schema.ObjectKind { return nodeKind{} }
+
+// DeepCopyObject returns a deep copy of n.
+func (n *Node) DeepCopyObject() runtime.Object { return n.DeepCopy() }
+
+// DeepCopy returns a deep copy of n.
+func (n *Node) DeepCopy() *Node {
+	if n == nil {
+		return nil
+	}
+	out := &Node{Spec: Spec{PodCIDRs: append([]string(nil), n.Spec.PodCIDRs...)}}
+	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Status.Addresses = append([]corev1.NodeAddress(nil), n.Status.Addresses...)
+	for i := range n.Status.Conditions {
+		out.Status.Conditions = append(out.Status.Conditions, *n.Status.Conditions[i].DeepCopy())
+	}
+	return out
+}
