@@ -360,7 +360,7 @@ bench-micro: benchstat ## Allocator and rebuild microbenchmarks against kube-con
 .PHONY: bench-e2e
 bench-e2e: ## End-to-end node CIDR comparison on a local control plane (BENCH_FLAGS=-quick for a short run).
 	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager >/dev/null
-	$(GO) build -o bin/manager .
+	$(GO) build -trimpath -buildvcs=false -o bin/manager .
 	@mkdir -p $(BENCH_DIR)
 	cd test/bench && $(GO) build -o $(BENCH_DIR)/nodecidr ./cmd/nodecidr
 	$(BENCH_DIR)/nodecidr $(BENCH_FLAGS)
