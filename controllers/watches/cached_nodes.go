@@ -44,12 +44,12 @@ func NodeIndexer(ctx context.Context, c cache.Cache) (toolscache.Indexer, error)
 }
 
 // CachedNodes returns every node r holds, for readers that take a few
-// fields of each: from the manager's cache, the cache's own objects (read
-// them, never change them); from a reader the cache does not back (a
-// test's fake client), each node listed and slimmed. A List through the cache copies each Node struct into the
-// NodeList even without a deep copy, 50 MB per call at 65,000 nodes
-// (docs/performance.md); the informer's store gives pointers only. Other
-// readers (a cache without that store, a test's fake client) are listed.
+// fields of each: from the manager's cache, the informer store's own
+// objects (read them, never change them); from any other reader (a test's
+// fake client), each node listed and slimmed. The store and not a List:
+// a List through the cache copies each object into the list even without
+// a deep copy, 50 MB per call at 65,000 nodes (docs/performance.md), where
+// the store gives pointers.
 func CachedNodes(ctx context.Context, r client.Reader) ([]*slimnode.Node, error) {
 	var indexer toolscache.Indexer
 	if c, ok := r.(cache.Cache); ok {
