@@ -24,7 +24,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -98,15 +97,17 @@ func nodeName(prefix string, i int) string { return fmt.Sprintf("%s%05d", prefix
 // until none is left. The apiserver deletes a collection one object at a
 // time, and 100,000 nodes take longer than its request timeout: the call
 // then fails while the deletion has only got part of the way, so it is
-// made again until nothing matches.
+// made again until nothing matches. Any other failure of the call (an
+// HTTP/2 stream reset by a loaded apiserver, seen in a 5-round run) is
+// retried the same way: the deletion may have got part of the way too.
 func deleteNodes(ctx context.Context, cs kubernetes.Interface, selector string) error {
 	list := metav1.ListOptions{LabelSelector: selector}
 	for attempt := 1; ; attempt++ {
-		err := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, list)
-		if err != nil && !apierrors.IsTimeout(err) && !apierrors.IsServerTimeout(err) {
-			return fmt.Errorf("deleting nodes: %w", err)
+		deleteErr := cs.CoreV1().Nodes().DeleteCollection(ctx, metav1.DeleteOptions{}, list)
+		if deleteErr != nil && ctx.Err() != nil {
+			return fmt.Errorf("deleting nodes: %w", deleteErr)
 		}
-		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 			l, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: selector, Limit: 1})
 			if err != nil {
 				return false, fmt.Errorf("listing nodes: %w", err)
@@ -117,7 +118,7 @@ func deleteNodes(ctx context.Context, cs kubernetes.Interface, selector string) 
 			return nil
 		}
 		if attempt == 30 || ctx.Err() != nil {
-			return fmt.Errorf("waiting for the nodes (%q) to be gone: %w", selector, err)
+			return fmt.Errorf("waiting for the nodes (%q) to be gone: %w", selector, errors.Join(err, deleteErr))
 		}
 	}
 }
