@@ -30,9 +30,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,8 +64,8 @@ const (
 // NodeReconciler assigns node.spec.podCIDRs from the Active ranges of
 // the PodNetwork. It runs on the leader only, after the start-up rebuild.
 type NodeReconciler struct {
-	// Client patches nodes.
-	Client client.Client
+	// Writer patches the podCIDRs of nodes.
+	Writer podCIDRWriter
 	// Nodes reads nodes: the manager's cache (watches.GetNode).
 	Nodes client.Reader
 	// Reader reads a node from the API server when the outcome of a write
@@ -129,6 +128,9 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 			return reconcile.Result{}, fmt.Errorf("recording blocks %v before writing them to node %s: %w", alloc.Blocks, node.Name,
 				cmp.Or(err, errors.New("the record does not hold them yet")))
 		}
+	}
+	if alloc.RecordAhead {
+		r.signals.recordAhead()
 	}
 	return r.write(ctx, node, alloc.Blocks)
 }
@@ -211,9 +213,7 @@ func (r *NodeReconciler) write(ctx context.Context, node *slimnode.Node, blocks 
 		r.rejected(node.Name) // nothing was sent
 		return reconcile.Result{}, err
 	}
-	// The response is decoded into a scratch object: node stays as read.
-	target := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node.Name}}
-	err = r.Client.Patch(ctx, target, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager))
+	err = r.Writer.patchPodCIDRs(ctx, node.Name, patch)
 	switch {
 	case err == nil:
 		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
@@ -312,7 +312,11 @@ func (r *NodeReconciler) SetupWithManager(mgr ctrl.Manager, workers int) error {
 		Named("node-ipam").
 		For(&corev1.Node{}, builder.WithPredicates(watches.NodeUpdate(relevant), closedGate)).
 		WatchesRawSource(r.signals.nodeSource(r.state, mgr.GetCache())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		// A plain work queue, not controller-runtime's priority queue: every
+		// request here has the same priority (the informer's initial list,
+		// which the priority queue would rank lower, is parked instead), so
+		// its B-tree is bookkeeping without use on the burst's hot path.
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: ptr.To(false)}).
 		Complete(r)
 }
 

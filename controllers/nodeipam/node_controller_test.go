@@ -107,8 +107,17 @@ func newIPAMHarness(t *testing.T, nodes ...string) *ipamHarness {
 	}
 	rebuild.RecordClaimed()
 	h.state.Open(rebuild)
-	h.r = &NodeReconciler{Client: h.c, Nodes: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals(), record: h.record}
+	h.r = &NodeReconciler{Writer: clientPodCIDRWriter{h.c}, Nodes: h.c, Reader: h.c, Recorder: events.NewFakeRecorder(100), state: h.state, signals: newSignals(), record: h.record}
 	return h
+}
+
+// clientPodCIDRWriter patches through a controller-runtime client: here the
+// fake one, whose interceptor plays the script.
+type clientPodCIDRWriter struct{ c client.Client }
+
+func (w clientPodCIDRWriter) patchPodCIDRs(ctx context.Context, node string, patch []byte) error {
+	return w.c.Patch(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}},
+		client.RawPatch(types.MergePatchType, patch), client.FieldOwner(FieldManager))
 }
 
 // patch runs the next scripted outcome (stored when the script is over).

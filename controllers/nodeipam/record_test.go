@@ -107,7 +107,8 @@ func (h *recordHarness) leader() (*nodeipamcore.State, *recordStore) {
 }
 
 // allocate reserves blocks for count new nodes and reports whether any of
-// them needs a write of the record.
+// them asks for a write of the record, needed before its node's or ahead of
+// need.
 func (h *recordHarness) allocate(state *nodeipamcore.State, count int) bool {
 	h.t.Helper()
 	pending := false
@@ -117,7 +118,7 @@ func (h *recordHarness) allocate(state *nodeipamcore.State, count int) bool {
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		pending = pending || a.RecordPending
+		pending = pending || a.RecordPending || a.RecordAhead
 	}
 	return pending
 }
@@ -146,7 +147,8 @@ func TestRecordStore(t *testing.T) {
 		if h.state.RecordCovers([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}) {
 			t.Fatal("a write of unknown outcome counts as stored")
 		}
-		if got := h.stored(); got != "10.0.0.0/18\n" {
+		// The first block's chunk, and the next one ahead of need.
+		if got := h.stored(); got != "10.0.0.0/17\n" {
 			t.Fatalf("stored %q", got)
 		}
 		// The next write conflicts (the resourceVersion moved), finds its
@@ -170,16 +172,17 @@ func TestRecordStore(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		// The former leader needs a new chunk: its write conflicts, it finds
-		// another claim and stops allocating.
+		// The former leader's 65th block asks for the third chunk ahead of
+		// need: its write conflicts, it finds another claim and stops
+		// allocating.
 		if !h.allocate(h.state, 64) {
-			t.Fatal("the 65th block needs a write")
+			t.Fatal("the 65th block asks for no write")
 		}
 		err := h.store.sync(ctx)
 		if !errors.Is(err, nodeipamcore.ErrFenced) {
 			t.Fatalf("sync = %v, want ErrFenced", err)
 		}
-		if got := h.stored(); got != "10.0.0.0/18\n" {
+		if got := h.stored(); got != "10.0.0.0/17\n" {
 			t.Fatalf("the former leader changed the record to %q", got)
 		}
 		if _, err := h.state.Allocate(&slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: "late", UID: "late"}}); !errors.Is(err, nodeipamcore.ErrFenced) {

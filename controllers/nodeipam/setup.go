@@ -83,8 +83,15 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
+	if err := mgr.Add(wake.recordWriter(record)); err != nil {
+		return fmt.Errorf("adding the NodeIPAM record writer: %w", err)
+	}
+	writer, err := newRESTPodCIDRWriter(mgr)
+	if err != nil {
+		return err
+	}
 	if err := (&NodeReconciler{
-		Client:   mgr.GetClient(),
+		Writer:   writer,
 		Nodes:    mgr.GetCache(),
 		Reader:   mgr.GetAPIReader(),
 		Recorder: recorder,

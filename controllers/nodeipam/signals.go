@@ -24,7 +24,9 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -32,17 +34,23 @@ import (
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 )
 
-// signals wakes NodeIPAM's two reconcilers when the state's
-// decisions call for it. Both signals coalesce (a buffer of one), so
-// triggering often is cheap.
+// signals wakes NodeIPAM's two reconcilers, and the record's ahead-of-need
+// writer, when the state's decisions call for it. Every signal coalesces (a
+// buffer of one), so triggering often is cheap.
 type signals struct {
 	nodes   chan struct{} // retry the waiting nodes
 	network chan struct{} // reconcile the PodNetwork side
 	written chan struct{} // reconcile the PodNetwork side, throttled
+	record  chan struct{} // write the record ahead of need
 }
 
 func newSignals() *signals {
-	return &signals{nodes: make(chan struct{}, 1), network: make(chan struct{}, 1), written: make(chan struct{}, 1)}
+	return &signals{
+		nodes:   make(chan struct{}, 1),
+		network: make(chan struct{}, 1),
+		written: make(chan struct{}, 1),
+		record:  make(chan struct{}, 1),
+	}
 }
 
 // all retries the waiting nodes and reconciles the PodNetwork side: the gate
@@ -74,6 +82,37 @@ func (t *signals) wrote() {
 	case t.written <- struct{}{}:
 	default:
 	}
+}
+
+// recordAhead asks recordWriter to write the record: an allocation grew it
+// by the next chunk (nodeipamcore.Allocation.RecordAhead).
+func (t *signals) recordAhead() {
+	select {
+	case t.record <- struct{}{}:
+	default:
+	}
+}
+
+// recordWriter writes the record whenever an allocation asks for it ahead
+// of need, off the allocations' path: in a 5,000-node burst the 78 writes
+// at chunk boundaries each stalled the allocation that needed one. A failed
+// write here costs nothing but the stall it meant to avoid: the first
+// allocation in the chunk then writes the record itself, and handles the
+// failure (recordStore.sync). It runs on the leader only, as the
+// reconcilers do.
+func (t *signals) recordWriter(record *recordStore) manager.Runnable {
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.record:
+				if err := record.sync(ctx); err != nil {
+					ctrl.LoggerFrom(ctx).V(1).Info("writing the issued-block record ahead of need failed; the next allocation that needs it writes it", "err", err)
+				}
+			}
+		}
+	})
 }
 
 // nodeSource enqueues every waiting node of state whenever the nodes are

@@ -149,6 +149,26 @@ func (c chunker) chunks(p netip.Prefix) []netip.Prefix {
 	return out
 }
 
+// following returns the chunk after p's chunk in each outermost range p
+// lies in (none at a range's end): the chunk the allocator, handing out the
+// lowest never-used block first, fills after p's. The record takes it in
+// ahead of need (State.Allocate), so the write that adds it overlaps the
+// allocations still in p's chunk instead of stalling the first one past
+// it.
+func (c chunker) following(p netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, r := range c.outer {
+		if !r.prefix.Overlaps(p) || p.Bits() <= r.prefix.Bits() {
+			continue
+		}
+		ch := netip.PrefixFrom(p.Addr(), min(p.Bits(), r.chunkLen)).Masked()
+		if next := netipx.PrefixLastIP(ch).Next(); next.IsValid() && r.prefix.Contains(next) {
+			out = append(out, netip.PrefixFrom(next, ch.Bits()))
+		}
+	}
+	return out
+}
+
 // contains reports whether set holds every part of every prefix in ps.
 func (c chunker) contains(set *netipx.IPSet, ps []netip.Prefix) bool {
 	for _, p := range ps {
@@ -187,8 +207,9 @@ func (c chunker) cover(set *netipx.IPSet, ps []netip.Prefix) *netipx.IPSet {
 
 // TrimRecord returns what the record keeps: the chunks of every busy prefix
 // (allocator.Busy: held, in flight, or freed and still in its delay), the
-// chunk of each range's next never-used block if the record has it (so the
-// next allocation does not write it back at once), and the recorded
+// chunk of each range's next never-used block and the chunk after it if the
+// record has them (so the next allocations do not write them back at
+// once), and the recorded
 // addresses outside every tracked range until they have been so for one
 // delay (a range removed and added again within that time still finds its
 // blocks recorded). Every other recorded address is free past its delay.
@@ -216,8 +237,10 @@ func TrimRecord(record *netipx.IPSet, ranges []allocator.RangeSpec, busy, nextNe
 		addChunks(p)
 	}
 	for _, p := range nextNeverUsed {
-		if record.ContainsPrefix(p) {
-			addChunks(p)
+		for _, q := range append([]netip.Prefix{p}, c.following(p)...) {
+			if record.ContainsPrefix(q) {
+				addChunks(q)
+			}
 		}
 	}
 	var orphans netipx.IPSetBuilder

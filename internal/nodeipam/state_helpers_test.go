@@ -101,7 +101,7 @@ func (f *stateFixture) allocate(name string) []string {
 	if err != nil {
 		f.t.Fatalf("Allocate(%s): %v", name, err)
 	}
-	if a.RecordPending {
+	if a.RecordPending || a.RecordAhead {
 		f.storeRecord()
 		if !f.state.RecordCovers(a.Blocks) {
 			f.t.Fatalf("Allocate(%s): the stored record does not cover %v", name, a.Blocks)

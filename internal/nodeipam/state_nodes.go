@@ -48,6 +48,10 @@ type Allocation struct {
 	// (State.BeginRecordWrite) before Blocks may be: they lie outside what
 	// the API certainly holds.
 	RecordPending bool
+	// RecordAhead is true when the record should grow by the chunk after
+	// the blocks' own (chunker.following) before an allocation needs it:
+	// a write the caller starts without waiting for it.
+	RecordAhead bool
 }
 
 // Allocate picks the blocks to write to a node without podCIDRs: the blocks
@@ -81,6 +85,7 @@ func (s *State) Allocate(node *slimnode.Node) (Allocation, error) {
 	}
 	out.Blocks = blocks
 	out.RecordPending = s.coverLocked(blocks)
+	out.RecordAhead = s.coverAheadLocked(blocks)
 	s.inflight[node.Name] = inflightWrite{uid: node.UID, blocks: blocks}
 	delete(s.waiting, node.Name)
 	return out, nil

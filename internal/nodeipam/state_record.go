@@ -80,6 +80,23 @@ func (s *State) coverLocked(blocks []netip.Prefix) bool {
 	return !s.coveredLocked(blocks)
 }
 
+// coverAheadLocked grows the wanted record by the chunk after each block's
+// own (chunker.following) and reports whether the record lacks what is
+// wanted while no write is under way. Recording a chunk before its first
+// block is handed out keeps the write off the allocations' path: with
+// chunks of 64 blocks, a 5,000-node burst otherwise stalled 78 times for a
+// record write. After a fail-over the rebuild quarantines the recorded
+// blocks no node holds, so this holds back at most one more chunk per range
+// for the recycle delay.
+func (s *State) coverAheadLocked(blocks []netip.Prefix) bool {
+	var ahead []netip.Prefix
+	for _, b := range blocks {
+		ahead = append(ahead, s.chunker.following(b)...)
+	}
+	s.record.want = s.chunker.cover(s.record.want, ahead)
+	return s.record.writing == nil && !s.record.fenced && !s.record.want.Equal(s.record.stored)
+}
+
 // RecordCovers reports whether the record certainly holds blocks, so they
 // may be written to a node.
 func (s *State) RecordCovers(blocks []netip.Prefix) bool {

@@ -59,9 +59,12 @@ func TestRecordChunkReservation(t *testing.T) {
 	for i := range 130 {
 		a, err := f.state.Allocate(node(fmt.Sprint(i)))
 		g.Expect(err).NotTo(HaveOccurred())
-		// The first block of each chunk of 64 needs a write of the record
-		// before the node's; the other 63 need none.
-		g.Expect(a.RecordPending).To(Equal(i%64 == 0), "node %d, block %v", i, a.Blocks)
+		// Only the first block needs a write of the record before the
+		// node's, which also records the next chunk; the first block of
+		// each chunk asks for the chunk after it ahead of need, and the
+		// other 63 ask for nothing.
+		g.Expect(a.RecordPending).To(Equal(i == 0), "node %d, block %v", i, a.Blocks)
+		g.Expect(a.RecordAhead).To(Equal(i%64 == 0), "node %d, block %v", i, a.Blocks)
 		if content, ok := f.state.BeginRecordWrite(); ok {
 			writes++
 			f.state.EndRecordWrite(content, RecordStored)
@@ -70,7 +73,7 @@ func TestRecordChunkReservation(t *testing.T) {
 		f.state.Written(fmt.Sprint(i), types.UID("uid-"+fmt.Sprint(i)), a.Blocks)
 	}
 	g.Expect(writes).To(Equal(3))
-	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/17", "10.0.128.0/18"}))
+	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/16"}))
 }
 
 func TestRecordWrites(t *testing.T) {
@@ -109,19 +112,20 @@ func TestRecordWrites(t *testing.T) {
 	t.Run("after a write of unknown outcome only what both contents hold counts as stored", func(t *testing.T) {
 		g := NewWithT(t)
 		f := openState(t, wideNet())
-		f.write("0") // chunk 10.0.0.0/18 stored
+		f.write("0") // chunks 10.0.0.0/18 and, ahead, 10.0.64.0/18 stored
 		for i := 1; i <= 64; i++ {
-			_, err := f.state.Allocate(node(fmt.Sprint(i))) // the 65th block starts 10.0.64.0/18
+			// The 65th block starts 10.0.64.0/18 and asks for 10.0.128.0/18.
+			_, err := f.state.Allocate(node(fmt.Sprint(i)))
 			g.Expect(err).NotTo(HaveOccurred())
 		}
 		content, ok := f.state.BeginRecordWrite()
 		g.Expect(ok).To(BeTrue())
 		f.state.EndRecordWrite(content, RecordUnknown)
-		g.Expect(f.state.RecordCovers(mps("10.0.0.0/24"))).To(BeTrue())
-		g.Expect(f.state.RecordCovers(mps("10.0.64.0/24"))).To(BeFalse())
+		g.Expect(f.state.RecordCovers(mps("10.0.64.0/24"))).To(BeTrue())
+		g.Expect(f.state.RecordCovers(mps("10.0.128.0/24"))).To(BeFalse())
 		// A re-read shows it was stored.
 		f.state.RecordReread(content)
-		g.Expect(f.state.RecordCovers(mps("10.0.64.0/24"))).To(BeTrue())
+		g.Expect(f.state.RecordCovers(mps("10.0.128.0/24"))).To(BeTrue())
 		_, ok = f.state.BeginRecordWrite()
 		g.Expect(ok).To(BeFalse())
 	})
@@ -230,16 +234,17 @@ func TestRecordTrimmedOnceFree(t *testing.T) {
 	for i := range 65 {
 		f.write(fmt.Sprint(i))
 	}
-	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/17"}))
+	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/17", "10.0.128.0/18"}))
 	// The node of the second chunk goes: its chunk stays while the block is
-	// quarantined, and also after (it has the next never-used block).
+	// quarantined, and also after (it has the next never-used block), and so
+	// does the chunk after it, recorded ahead of need.
 	g.Expect(f.state.Gone("64")).To(Equal(mps("10.0.64.0/24")))
 	due, _ := f.state.TrimRecord()
 	g.Expect(due).To(BeFalse())
 	f.clock.Step(time.Minute)
 	due, _ = f.state.TrimRecord()
 	g.Expect(due).To(BeFalse())
-	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/17"}))
+	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/17", "10.0.128.0/18"}))
 
 	// Every node of the first chunk goes: it is trimmed one delay later,
 	// in one write, not before.
@@ -254,7 +259,8 @@ func TestRecordTrimmedOnceFree(t *testing.T) {
 	f.clock.Step(time.Second)
 	due, _ = f.state.TrimRecord()
 	g.Expect(due).To(BeTrue())
-	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.64.0/18"}), "the chunk with the next never-used block stays")
+	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.64.0/18", "10.0.128.0/18"}),
+		"the chunk with the next never-used block stays, and the one after it")
 }
 
 func TestRecordRangeAddedAgain(t *testing.T) {

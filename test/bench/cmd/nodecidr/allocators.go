@@ -212,6 +212,7 @@ func (b *bench) launch(cfg config, nw network, run string) (*cluster.Process, er
 	if cfg.writers > 0 {
 		args = append(args, fmt.Sprintf("--node-ipam-workers=%d", cfg.writers))
 	}
+	args = append(args, b.opts.operatorArgs...)
 	binary := b.operator
 	if cfg.baseline {
 		binary = b.opts.baseline

@@ -73,6 +73,7 @@ type options struct {
 	nodeMask     int
 	operator     string
 	baseline     string
+	operatorArgs []string
 	repeat       int
 	out          string
 	doc          string
@@ -108,6 +109,7 @@ func parseFlags() (options, []string) {
 	flag.IntVar(&o.nodeMask, "node-mask", 24, "node block size")
 	flag.StringVar(&o.operator, "operator", "", "operator binary (default: <repo>/bin/manager, which `make bench` builds)")
 	flag.StringVar(&o.baseline, "baseline", "", "a second operator binary (e.g. an earlier commit's) run as \"ours [baseline]\" beside every operator configuration, for before/after comparisons")
+	operatorArgs := flag.String("operator-args", "", "extra space-separated flags for every operator run, e.g. --pprof-bind-address=127.0.0.1:6060 to profile one")
 	flag.IntVar(&o.repeat, "repeat", 1, "run the whole plan this many times, interleaved (A B A B, not A A B B); the report shows medians with min–max")
 	flag.StringVar(&o.out, "out", "", "also write the report to this file (default: <repo>/bin/bench/nodecidr.md)")
 	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
@@ -156,6 +158,7 @@ func parseFlags() (options, []string) {
 		}
 		o.sizes = append(o.sizes, n)
 	}
+	o.operatorArgs = strings.Fields(*operatorArgs)
 	return o, os.Args[1:]
 }
 

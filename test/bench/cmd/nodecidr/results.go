@@ -80,6 +80,9 @@ func planFlags(o options) map[string]string {
 		m["cluster-cidr-v6"] = o.clusterCIDRv6
 		m["node-mask-v6"] = strconv.Itoa(o.nodeMaskV6)
 	}
+	if len(o.operatorArgs) > 0 {
+		m["operator-args"] = strings.Join(o.operatorArgs, " ")
+	}
 	if o.scaleNodes > 0 {
 		m["scale-nodes"] = strconv.Itoa(o.scaleNodes)
 		m["scale-burst"] = strconv.Itoa(o.scaleBurst)
