@@ -47,7 +47,10 @@ import (
 //
 // To spare a write per node, it grows by whole aligned chunks of blocks
 // (recordChunks), and the allocator hands out the lowest never-used block
-// first, so chunks fill one after another. Its size is bounded: every
+// first, so chunks fill one after another. The first block handed out in a
+// chunk also asks for the chunk after it (Allocation.RecordAhead), written
+// while the allocations in its own chunk go on, so a burst rarely waits for
+// a record write. Its size is bounded: every
 // outermost tracked range is split into at most 2^recordBudgetBits /
 // (number of such ranges) chunks, so at most 2^15 chunks in all, and a set
 // of N aligned chunks of a range is at most N/2 prefixes (an aligned half

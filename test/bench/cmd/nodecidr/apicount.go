@@ -25,8 +25,10 @@ import (
 	"strings"
 )
 
-// writeVerbs are the apiserver request verbs that change something.
-var writeVerbs = map[string]bool{"CREATE": true, "UPDATE": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
+// writeVerbs are the apiserver request verbs that change something, as
+// apiserver_request_total spells them: the HTTP method for creates and
+// updates (POST, PUT), APPLY for a server-side apply patch.
+var writeVerbs = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "APPLY": true, "DELETE": true, "DELETECOLLECTION": true}
 
 // apiWrites returns the apiserver's count of write requests so far, by
 // "VERB resource[/subresource]", from apiserver_request_total. Under a
@@ -84,7 +86,7 @@ func allocatorWrites(before, after map[string]float64) (float64, string) {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(after)) {
 		d := after[k] - before[k]
-		if d <= 0 || k == "CREATE nodes" {
+		if d <= 0 || k == "POST nodes" {
 			continue
 		}
 		total += d
