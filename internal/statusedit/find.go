@@ -77,12 +77,23 @@ func (e Edit) String() string {
 // value the operator last applied; a field only the other owns was changed
 // by it. Entries whose field set cannot be read are skipped (the apiserver
 // writes them, so that does not happen).
+//
+// A range entry itself (".", and its key "name") counts as the operator's
+// only when the lifecycle owns it: only the lifecycle adds entries, while
+// NodeIPAM's usage report names every entry it reports on, and so co-owns
+// an entry another client added as soon as it reports the entry's usage.
+// Judged by the union, such an entry would look like one the operator
+// added whose cidr another client changed (held Draining for good) rather
+// than one another client added (drained and released).
 func Find(entries []metav1.ManagedFieldsEntry) []Edit {
-	ours := fieldpath.NewSet()
+	ours, added := fieldpath.NewSet(), fieldpath.NewSet()
 	for _, e := range entries {
 		if isOperatorEntry(e) {
 			if s, err := decode(e); err == nil {
 				ours = ours.Union(s)
+				if e.Manager == LifecycleManager {
+					added = added.Union(s)
+				}
 			}
 		}
 	}
@@ -96,10 +107,14 @@ func Find(entries []metav1.ManagedFieldsEntry) []Edit {
 			continue
 		}
 		edit := Edit{Manager: e.Manager, Operation: e.Operation, Ranges: map[string][]string{}}
-		s.Difference(ours).Iterate(func(p fieldpath.Path) {
+		s.Iterate(func(p fieldpath.Path) {
 			f, ok := classify(p)
+			owned := ours
+			if f.inRange && (f.field == entryField || f.field == "name") {
+				owned = added
+			}
 			switch {
-			case !ok:
+			case !ok, owned.Has(p):
 			case f.inRange:
 				if !slices.Contains(edit.Ranges[f.rangeName], f.field) {
 					edit.Ranges[f.rangeName] = append(edit.Ranges[f.rangeName], f.field)

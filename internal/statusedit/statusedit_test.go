@@ -85,6 +85,17 @@ func TestFind(t *testing.T) {
 			},
 		},
 		{
+			// NodeIPAM reported the usage of an Active entry a client added
+			// before the lifecycle saw it: the entry is still the client's.
+			name: "an added entry NodeIPAM reports usage for is still added",
+			entries: []metav1.ManagedFieldsEntry{
+				entry(LifecycleManager, apply, lifecycleA),
+				entry(NodeIPAMManager, apply, `{"f:status":{"f:ranges":{"k:{\"name\":\"x\"}":{".":{},"f:name":{},"f:usage":{".":{},"f:capacity":{}}}}}}`),
+				entry("kubectl-edit", update, `{"f:status":{"f:ranges":{"k:{\"name\":\"x\"}":{".":{},"f:cidr":{},"f:name":{},"f:nodeMaskSize":{},"f:phase":{}}}}}`),
+			},
+			want: []Edit{{Manager: "kubectl-edit", Operation: update, Ranges: map[string][]string{"x": {".", "cidr", "name", "nodeMaskSize", "phase"}}}},
+		},
+		{
 			name: "an update under the lifecycle's name is not the lifecycle's",
 			entries: []metav1.ManagedFieldsEntry{
 				entry(LifecycleManager, update, `{"f:status":{"f:conditions":{}}}`),
