@@ -90,14 +90,21 @@ func (l *fencedLock) record(err error, ler resourcelock.LeaderElectionRecord, se
 }
 
 // fenceWrites makes the manager elect its leader through a fenced lock and
-// write through a fenced client; stop ends the lock's event broadcaster.
-func fenceWrites(cfg *rest.Config, opts Options, mgrOpts *ctrl.Options) (stop func(), err error) {
+// write through a fenced client. It returns the wrapper that fences an HTTP
+// client, for writers outside the manager's client, and stop, which ends
+// the lock's event broadcaster.
+func fenceWrites(cfg *rest.Config, opts Options, mgrOpts *ctrl.Options) (fenced func(*http.Client) *http.Client, stop func(), err error) {
 	fence := leasefence.New(clock.RealClock{}, opts.RenewDeadline)
 	lock, stop, err := newFencedLock(cfg, opts, fence)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mgrOpts.LeaderElectionResourceLockInterface = lock
+	fenced = func(hc *http.Client) *http.Client {
+		c := *hc
+		c.Transport = &fencedTransport{next: hc.Transport, fence: fence}
+		return &c
+	}
 	mgrOpts.NewClient = func(config *rest.Config, o client.Options) (client.Client, error) {
 		// The manager hands every client the HTTP client its cache uses:
 		// the client gets a copy whose transport is fenced.
@@ -108,16 +115,14 @@ func fenceWrites(cfg *rest.Config, opts Options, mgrOpts *ctrl.Options) (stop fu
 				return nil, fmt.Errorf("creating the manager's HTTP client: %w", err)
 			}
 		}
-		fenced := *hc
-		fenced.Transport = &fencedTransport{next: hc.Transport, fence: fence}
-		o.HTTPClient = &fenced
+		o.HTTPClient = fenced(hc)
 		c, err := client.New(config, o)
 		if err != nil {
 			return nil, fmt.Errorf("creating the manager's client: %w", err)
 		}
 		return c, nil
 	}
-	return stop, nil
+	return fenced, stop, nil
 }
 
 // newFencedLock builds the Lease lock as controller-runtime would (identity

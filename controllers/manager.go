@@ -119,11 +119,12 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		LeaderElectionReleaseOnCancel: true,
 	}
 	if opts.LeaderElect {
-		stop, err := fenceWrites(cfg, opts, &mgrOpts)
+		fenced, stop, err := fenceWrites(cfg, opts, &mgrOpts)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		opts.NodeIPAM.FenceWrites = fenced
 	}
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {

@@ -19,6 +19,7 @@ package nodeipam
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -65,6 +66,12 @@ type Options struct {
 	// writes the cache still lacks (rebuilder.probeWrites), so it waits only
 	// for those.
 	RebuildCacheWait time.Duration
+
+	// FenceWrites, when set, wraps an HTTP client so that its writes pass
+	// the lease's write fence (controllers.Run sets it under leader
+	// election): the podCIDR patches do not go through the manager's
+	// client, which is fenced already.
+	FenceWrites func(*http.Client) *http.Client
 
 	// Clock defaults to the real clock; tests inject a fake one.
 	Clock clock.Clock

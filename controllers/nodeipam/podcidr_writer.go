@@ -18,14 +18,11 @@ package nodeipam
 
 import (
 	"context"
-	"fmt"
+	"net/http"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"podnetwork.io/operator/controllers/nodeipam/nodepatch"
 )
 
 // podCIDRWriter sends a node's podCIDRs patch (podCIDRsPatch) to the API
@@ -35,29 +32,34 @@ type podCIDRWriter interface {
 	patchPodCIDRs(ctx context.Context, node string, patch []byte) error
 }
 
-// restPodCIDRWriter patches nodes through a core/v1 REST client and never
-// decodes the node the API server answers with: NodeIPAM needs only the
-// outcome, and decoding that node into a corev1.Node, as a
-// controller-runtime client does, was 8% of the operator's CPU in a
-// 5,000-node burst, plus the garbage it left (docs/performance.md).
+// restPodCIDRWriter patches nodes through nodepatch, which never decodes the
+// node the API server answers with: NodeIPAM needs only the outcome, and
+// decoding that node into a corev1.Node, as a controller-runtime client
+// does, was 8% of the operator's CPU in a 5,000-node burst, plus the
+// garbage it left (docs/performance.md); client-go's request machinery
+// around the round trip was about as much again.
 type restPodCIDRWriter struct {
-	client rest.Interface
+	writer *nodepatch.Writer
 }
 
 // newRESTPodCIDRWriter makes the writer from the manager's config and HTTP
-// client, so its requests share the manager's connections; like each type's
-// client in a controller-runtime client, it has its own client-side rate
-// limiter of --kube-api-qps and --kube-api-burst.
-func newRESTPodCIDRWriter(mgr ctrl.Manager) (podCIDRWriter, error) {
-	c, err := apiutil.RESTClientForGVK(corev1.SchemeGroupVersion.WithKind("Node"), false, false,
-		mgr.GetConfig(), serializer.NewCodecFactory(mgr.GetScheme()), mgr.GetHTTPClient())
-	if err != nil {
-		return nil, fmt.Errorf("creating the REST client NodeIPAM writes podCIDRs with: %w", err)
+// client, so its requests share the manager's connections, fenced by fence
+// when it is set (the lease's write fence; every write of a leader goes
+// through it). Like each type's client in a controller-runtime client, it
+// has its own client-side rate limiter of --kube-api-qps and
+// --kube-api-burst.
+func newRESTPodCIDRWriter(mgr ctrl.Manager, fence func(*http.Client) *http.Client) (podCIDRWriter, error) {
+	hc := mgr.GetHTTPClient()
+	if fence != nil {
+		hc = fence(hc)
 	}
-	return restPodCIDRWriter{client: c}, nil
+	w, err := nodepatch.New(mgr.GetConfig(), hc, mgr.GetScheme(), FieldManager)
+	if err != nil {
+		return nil, err
+	}
+	return restPodCIDRWriter{writer: w}, nil
 }
 
 func (w restPodCIDRWriter) patchPodCIDRs(ctx context.Context, node string, patch []byte) error {
-	return w.client.Patch(types.MergePatchType).Resource("nodes").Name(node).
-		Param("fieldManager", FieldManager).Body(patch).Do(ctx).Error()
+	return w.writer.MergePatch(ctx, node, patch)
 }

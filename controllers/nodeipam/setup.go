@@ -86,7 +86,7 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	if err := mgr.Add(wake.recordWriter(record)); err != nil {
 		return fmt.Errorf("adding the NodeIPAM record writer: %w", err)
 	}
-	writer, err := newRESTPodCIDRWriter(mgr)
+	writer, err := newRESTPodCIDRWriter(mgr, opts.FenceWrites)
 	if err != nil {
 		return err
 	}
