@@ -26,8 +26,10 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"podnetwork.io/operator/internal/leasefence"
 )
@@ -145,5 +147,34 @@ func TestFencedWrites(t *testing.T) {
 	lock.Interface = stub
 	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil || stub.updates != 0 || stub.holder != "other" {
 		t.Fatalf("releasing another replica's lease: %v, %d updates, holder %q", err, stub.updates, stub.holder)
+	}
+}
+
+// Writers outside the manager's client (NodeIPAM's node patches) get their
+// HTTP client from the wrapper fenceWrites returns: it must be fenced like
+// the manager's client, and leave the client it wraps alone.
+func TestFenceWrapperRefusesWritesBeforeTheLease(t *testing.T) {
+	opts := DefaultOptions()
+	opts.LeaderElectionNamespace = "podnetwork-system"
+	var mgrOpts ctrl.Options
+	fenced, stop, err := fenceWrites(&rest.Config{Host: "https://apiserver.test"}, opts, &mgrOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	next := &okTransport{}
+	plain := &http.Client{Transport: next}
+	hc := fenced(plain)
+	if plain.Transport != next {
+		t.Fatal("the wrapper changed the client it wraps")
+	}
+	req := httptest.NewRequest(http.MethodPatch, "https://apiserver.test/api/v1/nodes/n", strings.NewReader("{}"))
+	req.RequestURI = "" // a client request
+	resp, err := hc.Do(req)
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	if !errors.Is(err, leasefence.ErrNotFresh) || next.sent != 0 {
+		t.Fatalf("a node patch before the lease is held: %v, %d sent; want ErrNotFresh, none sent", err, next.sent)
 	}
 }
