@@ -37,9 +37,11 @@ import (
 
 // The node patch writer replaces client-go's request path for NodeIPAM's
 // writes; these specs hold it to client-go's contract against the real API
-// server: the patch lands with its field manager, and every failure is the
-// API error client-go would have returned, which NodeIPAM's outcome rules
-// (stored, certainly not stored, unknown) read.
+// server: the patch lands and client-go's request counter counts it, and
+// every failure is the API error client-go would have returned, which
+// NodeIPAM's outcome rules (stored, certainly not stored, unknown) read.
+// The field manager is not asserted: this control plane's nodes came back
+// without managedFields.
 var _ = Describe("The node patch writer", func() {
 	const manager = "nodepatch-test"
 	var writer *nodepatch.Writer
