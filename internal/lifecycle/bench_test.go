@@ -21,6 +21,10 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"testing"
+	"time"
+
+	"podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // BenchmarkCompute is one lifecycle reconcile's pure part over a cluster of
@@ -52,6 +56,38 @@ func BenchmarkCompute(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Compute(w.in)
+			}
+		})
+	}
+}
+
+// BenchmarkInputFrom is the part of a lifecycle reconcile before Compute:
+// reading the podCIDRs of every cached node, single- and dual-stack. It
+// runs as often as Compute (once per coalescing delay during a burst) and,
+// unlike Compute, costs more per IP family: docs/performance.md ("Why
+// dual-stack still misses") traces part of the dual-stack burst's extra CPU
+// to it.
+func BenchmarkInputFrom(b *testing.B) {
+	v4 := netip.MustParsePrefix("10.128.0.0/9")
+	v6 := netip.MustParsePrefix("fd99::/48")
+	for _, dual := range []bool{false, true} {
+		b.Run(fmt.Sprintf("nodes=5000/dual-stack=%v", dual), func(b *testing.B) {
+			nodes := make([]*slimnode.Node, 5000)
+			for i := range nodes {
+				n := &slimnode.Node{}
+				n.Name = fmt.Sprintf("node-%06d", i)
+				n.Spec.PodCIDRs = []string{nthBlock(v4, 24, uint64(i)).String()}
+				if dual {
+					n.Spec.PodCIDRs = append(n.Spec.PodCIDRs, nthBlock(v6, 64, uint64(i)).String())
+				}
+				nodes[i] = n
+			}
+			objs := Objects{PodNetwork: &v1alpha1.PodNetwork{}, Nodes: nodes}
+			b.ReportAllocs()
+			for b.Loop() {
+				if in := InputFrom(objs, t0, time.Minute); len(in.Nodes) != len(nodes) {
+					b.Fatalf("InputFrom read %d nodes, want %d", len(in.Nodes), len(nodes))
+				}
 			}
 		})
 	}
