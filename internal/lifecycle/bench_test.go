@@ -64,9 +64,9 @@ func BenchmarkCompute(b *testing.B) {
 // BenchmarkInputFrom is the part of a lifecycle reconcile before Compute:
 // reading the podCIDRs of every cached node, single- and dual-stack. It
 // runs as often as Compute (once per coalescing delay during a burst) and,
-// unlike Compute, costs more per IP family: docs/performance.md ("Why
-// dual-stack still misses") traces part of the dual-stack burst's extra CPU
-// to it.
+// unlike Compute, costs more per IP family: docs/performance.md
+// ("Dual-stack, four interleaved rounds with their profiles") traces part of
+// the dual-stack burst's extra CPU to it.
 func BenchmarkInputFrom(b *testing.B) {
 	v4 := netip.MustParsePrefix("10.128.0.0/9")
 	v6 := netip.MustParsePrefix("fd99::/48")
