@@ -273,13 +273,13 @@ helm-lint: helm ## Lint the chart and render it with the default values and vari
 
 .PHONY: test-alerts
 test-alerts: helm promtool ## The chart's alert rules under the real `promtool test rules`, their runbooks, and the metrics they and the dashboard use (part of `make test`).
-	$(GO) test -count=1 ./test/chart/
+	$(GO) test -count=1 ./test/integration/chart/
 
 ##@ Scenarios
 
 .PHONY: demo
 demo: envtest-assets helm ## Run the demo on an embedded control plane (see README).
-	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" $(GO) run ./test/demo $(DEMO_FLAGS)
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" $(GO) run ./test/e2e/demo $(DEMO_FLAGS)
 
 .PHONY: test-e2e
 # The operator processes run the binary extracted from the image's layer

@@ -35,7 +35,7 @@ import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
-	"podnetwork.io/operator/test/heapsize"
+	"podnetwork.io/operator/test/framework/heapsize"
 )
 
 // pagedNodes is a client.Reader that serves n nodes in pages, as the API

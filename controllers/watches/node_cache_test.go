@@ -30,7 +30,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"podnetwork.io/operator/internal/slimnode"
-	"podnetwork.io/operator/test/heapsize"
+	"podnetwork.io/operator/test/framework/heapsize"
 )
 
 // bigNode is a Node as a kubelet on a busy cloud VM reports it: 50 cached

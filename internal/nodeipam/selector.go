@@ -36,7 +36,7 @@ const nodeNameField = "metadata.name"
 // requirement matches nothing.
 //
 // k8s.io/component-helpers implements the same rules; the operator does not
-// use it (only the history checker in test/invariants/history does, as an
+// use it (only the history checker in test/framework/invariants/history does, as an
 // oracle independent of this code): this is the small subset NodeIPAM needs,
 // table-tested against the documented semantics.
 type NodeSelector struct {

@@ -20,11 +20,11 @@ import (
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/chaos/faultproxy"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/invariants/history"
+	"podnetwork.io/operator/test/framework/invariants/history"
 )
 
 // check judges the recorded history and the operators' writes with
-// test/invariants/history.
+// test/framework/invariants/history.
 func check(events []framework.Event, res *Result) history.Report {
 	obs := make([]history.Observation, 0, len(events))
 	for _, ev := range events {

@@ -31,7 +31,7 @@ import (
 	"podnetwork.io/operator/api/consumer"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework/refconsumer"
 )
 
 // The consumers of a run, all required: the reference consumer and two

@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"podnetwork.io/operator/test/invariants/history"
+	"podnetwork.io/operator/test/framework/invariants/history"
 )
 
 // dump writes what a run did into its work directory, for diagnosing a

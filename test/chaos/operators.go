@@ -31,7 +31,7 @@ import (
 
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/chaos/faultproxy"
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 // LeaseNamespace holds the operators' leader-election Lease.

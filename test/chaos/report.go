@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"podnetwork.io/operator/test/chaos/faultproxy"
-	"podnetwork.io/operator/test/invariants/history"
+	"podnetwork.io/operator/test/framework/invariants/history"
 )
 
 // Markdown renders the results side by side, one column per run, with the

@@ -25,7 +25,7 @@ import (
 
 	"podnetwork.io/operator/test/chaos/faultproxy"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/invariants/history"
+	"podnetwork.io/operator/test/framework/invariants/history"
 )
 
 // Result is what one run did and found.
@@ -59,7 +59,7 @@ type Result struct {
 	// HistoryErr is a gap in the recorded history.
 	HistoryErr error
 
-	// Report is what test/invariants/history found in the history.
+	// Report is what test/framework/invariants/history found in the history.
 	Report history.Report
 }
 

@@ -47,8 +47,8 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/chaos/faultproxy"
-	"podnetwork.io/operator/test/cluster"
 	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 // Options are what a run needs besides its configuration.

@@ -27,7 +27,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 // operatorProcess is one operator replica.

@@ -34,9 +34,9 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
-	"podnetwork.io/operator/test/chart"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/story"
+	"podnetwork.io/operator/test/framework/chart"
+	"podnetwork.io/operator/test/framework/story"
 )
 
 var _ = Describe("The admin's story", Ordered, func() {
@@ -57,7 +57,7 @@ var _ = Describe("The admin's story", Ordered, func() {
 		Expect(history.Checker().CheckCluster(ctx, admin)).To(Succeed(), "no overlapping podCIDRs, none outside a range that was Active")
 	})
 
-	// The story's acts, as the demo tells them (test/story).
+	// The story's acts, as the demo tells them (test/framework/story).
 	for _, act := range story.Acts(env) {
 		It(act.Title, func() {
 			for _, step := range act.Steps {

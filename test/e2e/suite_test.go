@@ -19,7 +19,7 @@ limitations under the License.
 // Package e2e runs the operator the way it runs in a cluster — the Helm
 // chart installed into a real control plane, the operator binary as two
 // processes with leader election, acting as the chart's ServiceAccount — and
-// asserts the admin's story (test/story), the RBAC boundaries and failover.
+// asserts the admin's story (test/framework/story), the RBAC boundaries and failover.
 package e2e
 
 import (
@@ -33,9 +33,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"podnetwork.io/operator/test/cluster"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/story"
+	"podnetwork.io/operator/test/framework/cluster"
+	"podnetwork.io/operator/test/framework/story"
 )
 
 const (

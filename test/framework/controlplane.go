@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"podnetwork.io/operator/controllers"
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 // ControlPlaneOptions says what to start besides etcd and kube-apiserver.

@@ -34,7 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/test/invariants"
+	"podnetwork.io/operator/test/framework/invariants"
 )
 
 // Event is one change a Recorder saw.

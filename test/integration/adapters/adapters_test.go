@@ -34,7 +34,7 @@ import (
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/rollout"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/netnode"
+	"podnetwork.io/operator/test/framework/netnode"
 )
 
 const (

@@ -32,7 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"podnetwork.io/operator/test/netnode"
+	"podnetwork.io/operator/test/framework/netnode"
 )
 
 const (

@@ -25,7 +25,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
-	"podnetwork.io/operator/test/netnode"
+	"podnetwork.io/operator/test/framework/netnode"
 )
 
 // What the real programs did, read from inside the node namespaces.

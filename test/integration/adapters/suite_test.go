@@ -32,16 +32,16 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
-	"podnetwork.io/operator/test/cluster"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/netnode"
+	"podnetwork.io/operator/test/framework/cluster"
+	"podnetwork.io/operator/test/framework/netnode"
 )
 
 // The suite runs the adapters against the real programs they configure:
 // etcd and kube-apiserver, kube-controller-manager with only the DaemonSet
 // controller, kube-scheduler (it binds DaemonSet pods), and, on every node,
 // real flanneld and kube-proxy binaries built from their Go modules. Each
-// node is a network namespace (test/netnode) on a bridge in
+// node is a network namespace (test/framework/netnode) on a bridge in
 // 198.18.0.0/24, and a kubelet stand-in runs the DaemonSets' pods there with
 // their ConfigMaps mounted as files. The apiserver serves on the bridge
 // address so the programs reach it from their namespaces. It needs root.

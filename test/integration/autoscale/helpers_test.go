@@ -35,7 +35,7 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework/refconsumer"
 )
 
 // poolName is the pool every spec autoscales.

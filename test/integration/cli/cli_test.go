@@ -39,7 +39,7 @@ import (
 	"podnetwork.io/operator/internal/cli"
 	"podnetwork.io/operator/internal/cli/app"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework/refconsumer"
 )
 
 // t0 replaces every timestamp of a state read from the cluster before it is

@@ -41,9 +41,9 @@ import (
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
-	"podnetwork.io/operator/test/chart"
-	"podnetwork.io/operator/test/cluster"
 	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/framework/chart"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 var (

@@ -17,7 +17,7 @@ limitations under the License.
 // Package nodeipam_test runs the operator's NodeIPAM, with the real lifecycle
 // controller, in-process against a real kube-apiserver and etcd built from
 // their Go modules (test/framework), and checks every scenario with the
-// invariant checker of test/invariants.
+// invariant checker of test/framework/invariants.
 package nodeipam_test
 
 import (

@@ -36,7 +36,7 @@ import (
 	"podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/controllers/nodeipam"
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 // Allocator kinds.

@@ -23,7 +23,7 @@ import (
 	"testing"
 
 	"podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 func TestScaleMask(t *testing.T) {

@@ -36,7 +36,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework/refconsumer"
 )
 
 // The autoscaling benchmark (-autoscale): N nodes arrive at a steady rate

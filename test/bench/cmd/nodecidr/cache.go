@@ -32,7 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 // cacheResult is the memory each allocator holds with many nodes that

@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/test/invariants"
+	"podnetwork.io/operator/test/framework/invariants"
 )
 
 // scenario is how the nodes arrive, and onto what.

@@ -41,7 +41,7 @@ import (
 	"syscall"
 
 	"podnetwork.io/operator/test/chaos"
-	"podnetwork.io/operator/test/invariants/history"
+	"podnetwork.io/operator/test/framework/invariants/history"
 )
 
 func main() {

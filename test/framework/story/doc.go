@@ -20,7 +20,7 @@ limitations under the License.
 // added; the first is removed, Draining until its nodes are replaced, then
 // Released and purged; the PodNetwork is Ready.
 //
-// `make demo` (test/demo) runs the script and prints every step with a
+// `make demo` (test/e2e/demo) runs the script and prints every step with a
 // timestamp; `make test-e2e` (test/e2e) runs the same script and asserts
 // every check with gomega. The script uses no gomega itself: an action
 // returns an error, a check returns nil when it holds and otherwise what it

@@ -44,7 +44,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const crdDir = "../../config/crd/bases"
+const crdDir = "../../../config/crd/bases"
 
 // crdFiles are every CRD of the repository.
 var crdFiles = []string{"podnetwork.io_podnetworks.yaml", "podnetwork.io_podnetworkconsumers.yaml", "podnetwork.io_autoscaledrangesets.yaml"}

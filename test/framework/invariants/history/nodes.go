@@ -25,7 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"podnetwork.io/operator/test/invariants"
+	"podnetwork.io/operator/test/framework/invariants"
 )
 
 func violation(inv string, rv int64, t time.Time, format string, args ...any) Violation {

@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/test/invariants"
+	"podnetwork.io/operator/test/framework/invariants"
 )
 
 // Check replays the observations in RV order and judges every invariant of

@@ -30,7 +30,7 @@ import (
 
 	"podnetwork.io/operator/controllers"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/story"
+	"podnetwork.io/operator/test/framework/story"
 )
 
 const (

@@ -25,7 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework/refconsumer"
 )
 
 // The chart release the demo and the e2e suite install, and the ranges of

@@ -22,7 +22,7 @@ limitations under the License.
 // orders changes of every kind), so "at that moment" means "after every
 // change with a smaller RV and before every change with a larger one".
 //
-// Like test/invariants, whose per-node rules it reuses (Shape, PodCIDRs,
+// Like test/framework/invariants, whose per-node rules it reuses (Shape, PodCIDRs,
 // AssignedBy, Overlap), it is independent of the operator's code: it reads
 // only the API types and the protocol helpers of api/v1alpha1 that define
 // what an acknowledgement is (AckState). NodeSelectors are matched with the

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controllers_test
+package lifecycle_test
 
 import (
 	"strings"
@@ -30,7 +30,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/refconsumer"
+	"podnetwork.io/operator/test/framework/refconsumer"
 )
 
 // lifecycleFixture is one spec's operator, two reference consumers and the

@@ -33,13 +33,13 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework"
-	"podnetwork.io/operator/test/story"
+	"podnetwork.io/operator/test/framework/story"
 )
 
 // stepTimeout bounds how long the demo waits for one check.
 const stepTimeout = 2 * time.Minute
 
-// story tells the admin's story (test/story), act by act, then shows a few
+// story tells the admin's story (test/framework/story), act by act, then shows a few
 // metrics and checks the invariants on everything recorded.
 func (d *demo) story(ctx context.Context) error {
 	var err error

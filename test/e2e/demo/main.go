@@ -33,8 +33,8 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"podnetwork.io/operator/test/cluster"
 	"podnetwork.io/operator/test/framework"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 func main() {

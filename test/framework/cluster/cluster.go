@@ -60,7 +60,7 @@ type Options struct {
 	// BindAddress is the address kube-apiserver serves on, and that its
 	// serving certificate names (loopback when empty). Programs in network
 	// namespaces reach the apiserver on an address of the bridge their
-	// namespaces hang off (test/netnode).
+	// namespaces hang off (test/framework/netnode).
 	BindAddress string
 	// Restartable keeps etcd's data and kube-apiserver's certificates in
 	// WorkDir instead of directories envtest deletes on stop, so that

@@ -68,7 +68,7 @@ type Consumer struct {
 const HoldPoll = 250 * time.Millisecond
 
 // description is spec.description written at registration.
-const description = "reference consumer (test/refconsumer)"
+const description = "reference consumer (test/framework/refconsumer)"
 
 // FieldManager is the server-side apply field manager the consumer writes
 // its status with; the operator never writes these fields.

@@ -26,8 +26,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"podnetwork.io/operator/controllers/metrics"
-	"podnetwork.io/operator/test/chart"
-	"podnetwork.io/operator/test/cluster"
+	"podnetwork.io/operator/test/framework/chart"
+	"podnetwork.io/operator/test/framework/cluster"
 )
 
 func repoRoot(t *testing.T) string {
