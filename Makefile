@@ -78,7 +78,7 @@ manifests: controller-gen ## Generate CRDs and RBAC from kubebuilder markers (co
 	@# api/ is its own module, which a run from the root does not load properly: generate its CRDs from its directory.
 	cd api && $(CONTROLLER_GEN) crd paths="./..." output:crd:artifacts:config=../config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator paths="./controllers" paths="./controllers/adapters" paths="./controllers/lifecycle" paths="./controllers/nodeipam" paths="./controllers/autoscale" paths="./internal/..." output:rbac:artifacts:config=config/rbac
-	$(CONTROLLER_GEN) rbac:roleName=podnetwork-operator-adapters paths="./controllers/adapterrbac" output:rbac:artifacts:config=config/rbac/adapters
+	@# The adapters' ClusterRole (config/rbac/adapters) is written by hack/chartgen, run by sync-chart.sh, from internal/adapters/registry.
 	@hack/sync-chart.sh
 
 .PHONY: generate
@@ -135,9 +135,30 @@ verify-generated: manifests generate ## Fail when generated files are stale.
 	  echo "Generated files are stale; run 'make manifests generate' and commit:"; \
 	  git status --porcelain -- $(GENERATED_PATHS); git --no-pager diff --stat -- $(GENERATED_PATHS); exit 1; fi
 
+# The quick loop: the pure tests, which need no asset, no root and no
+# control plane (the README's "Development" section gives their times).
+# UNIT_PKGS are the root module's packages without an envtest suite; the API
+# modules' own tests are pure too (the sample plugin's is not: it runs in
+# test-api). A package that starts a control plane belongs in test/integration.
+UNIT_PKGS ?= ./internal/... ./controllers/... ./cmd/... ./hack/chartgen/... . ./test/framework/... ./test/integration/crd/...
+UNIT_API_MODULES ?= api api/consumer
+
+.PHONY: test-unit
+test-unit: ## The pure tests with -race: api/, internal/, the controllers' and the test framework's own; no assets, no root.
+	$(GO) test -race -count=1 $(TEST_FLAGS) $(UNIT_PKGS)
+	@for m in $(UNIT_API_MODULES); do echo "cd $$m && $(GO) test -race -count=1 ./..."; (cd $$m && $(GO) test -race -count=1 $(TEST_FLAGS) ./...); done
+
+.PHONY: test-integration
+test-integration: test-assets ## The envtest suites of test/integration against a real kube-apiserver + etcd (the adapters' suite needs root).
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
+	  $(GO) test -race -count=1 $(TEST_FLAGS) ./test/integration/...
+
+# make test runs everything: the root module's tests are unit and integration
+# at once (one `go test ./...`, so both share one build), and a root-only
+# suite fails rather than skips (PODNETWORK_REQUIRE_ROOT).
 .PHONY: test
 test: test-assets verify-generated lint lint-go lint-api helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
-	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" \
+	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" PODNETWORK_REQUIRE_ROOT=1 \
 	  $(GO) test -race -count=1 $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory test-api
 	@$(MAKE) --no-print-directory test-realconfig

@@ -22,11 +22,17 @@ limitations under the License.
 //   - controllers/lifecycle: the range lifecycle, writer of the PodNetwork
 //     status it owns;
 //   - controllers/nodeipam: the built-in NodeIPAM, writer of node podCIDRs;
-//   - controllers/adapters: the kube-proxy and flannel adapters;
+//   - controllers/adapters: the adapters of internal/adapters/registry
+//     (kube-proxy, flannel), whose namespaced RBAC hack/chartgen generates
+//     from the same list;
+//   - controllers/autoscale: the autoscaler, writer of AutoscaledRangeSet
+//     "default" and status.autoscaling;
 //   - controllers/metrics: the operator's Prometheus metrics;
 //   - controllers/watches: what the controllers share about their watches.
 //
+// docs/architecture.md's layout table is the map of every package.
+//
 // Each subsystem package is thin: it reads, calls the decisions in
-// internal/ and writes. The envtest suite of this package runs the operator
-// as wired, through Run.
+// internal/ and writes. The envtest suite test/integration/lifecycle runs
+// the operator as wired, through Run.
 package controllers

@@ -26,8 +26,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -36,10 +34,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/scheme"
 )
 
 // The secure metrics endpoint authenticates each scrape's bearer token with a
@@ -82,13 +80,9 @@ func podNamespace() (string, error) {
 	return strings.TrimSpace(string(ns)), nil
 }
 
-// Scheme returns a scheme with the built-in types and the podnetwork.io API.
-func Scheme() *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(podnetworkv1alpha1.AddToScheme(scheme))
-	return scheme
-}
+// Scheme returns a scheme with the built-in types and the podnetwork.io API
+// (internal/scheme, which the kubectl plugin shares).
+func Scheme() *runtime.Scheme { return scheme.Scheme() }
 
 // Run builds the manager, registers every controller and blocks until ctx is
 // done or the manager fails. Losing leadership ends Run with an error, so the

@@ -29,13 +29,11 @@ import (
 // It leaves base alone when no adapter is enabled.
 func CacheOptions(base cache.Options, opts Options) cache.Options {
 	namespaces := map[string]cache.Config{}
-	if opts.KubeProxy {
-		namespaces[opts.KubeProxyConfigMap.Namespace] = cache.Config{}
-		namespaces[opts.KubeProxyDaemonSet.Namespace] = cache.Config{}
-	}
-	if opts.Flannel {
-		namespaces[opts.FlannelConfigMap.Namespace] = cache.Config{}
-		namespaces[opts.FlannelDaemonSet.Namespace] = cache.Config{}
+	for _, c := range opts.Components {
+		if c.Enabled {
+			namespaces[c.ConfigMap.Namespace] = cache.Config{}
+			namespaces[c.DaemonSet.Namespace] = cache.Config{}
+		}
 	}
 	if len(namespaces) == 0 {
 		return base

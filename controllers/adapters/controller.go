@@ -20,7 +20,6 @@ import (
 	"context"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,7 +31,6 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	adaptercore "podnetwork.io/operator/internal/adapters"
-	"podnetwork.io/operator/internal/slimnode"
 )
 
 // Reconciler makes one component that does not speak the PodNetwork
@@ -52,29 +50,14 @@ type Reconciler struct {
 	// emits nothing.
 	Recorder events.EventRecorder
 
-	// Consumer is the name of the adapter's PodNetworkConsumer, Description
-	// its spec.description, FieldManager the field manager of every write.
-	Consumer     string
-	Description  string
-	FieldManager string
-
+	// Adapter is the adapter's descriptor: its consumer name, field manager,
+	// description, planner and proof.
+	Adapter adaptercore.Descriptor
 	// ConfigMap and DaemonSet are the component's configuration and workload.
-	ConfigMap ConfigMapKey
+	ConfigMap adaptercore.ConfigMapKey
 	DaemonSet types.NamespacedName
-
 	// Limits bound the covering prefixes.
 	Limits adaptercore.Limits
-
-	// Plan decides the configuration file for the current ranges
-	// (kubeproxy.Plan, flannel.Plan).
-	Plan func(current string, in adaptercore.Input) (adaptercore.Plan, error)
-
-	// Proof, when set, returns the nodes that have not proved yet that the
-	// component restarted there at or after since, beyond the DaemonSet's
-	// rollout (flannel's NetworkUnavailable=False/FlannelIsUp). ProofWhat
-	// says in words what each node must do, for the Ready message.
-	Proof     func(nodes []*slimnode.Node, pods []corev1.Pod, since time.Time) []string
-	ProofWhat string
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
@@ -89,7 +72,7 @@ type Reconciler struct {
 // acknowledgements and Ready condition once.
 func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	self := &podnetworkv1alpha1.PodNetworkConsumer{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.Consumer}, self); err != nil {
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.Adapter.Name}, self); err != nil {
 		// Not registered yet (registration triggers a reconcile) or deleted
 		// by an admin: a deleted consumer stops answering.
 		return reconcile.Result{}, client.IgnoreNotFound(err)

@@ -20,5 +20,8 @@ limitations under the License.
 // component's ConfigMap, rolls its DaemonSet and acknowledges the phases in
 // the adapter's own PodNetworkConsumer. What to write, when to reject and
 // whether a rollout is complete is decided in internal/adapters; this
-// package reads, calls it and writes. Options holds the adapters' flags.
+// package reads, calls it and writes. Every adapter is described by one
+// descriptor (adapters.Descriptor) in the list of internal/adapters/registry:
+// Options holds a Component per descriptor, binds its flags and Setup runs
+// the same Reconciler for each enabled one.
 package adapters

@@ -28,31 +28,22 @@ import (
 	adaptercore "podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
+	"podnetwork.io/operator/internal/adapters/registry"
 )
 
-// ConfigMapKey names one key of a ConfigMap.
-type ConfigMapKey struct {
-	types.NamespacedName
-	Key string
-}
+// Names of the built-in adapters' PodNetworkConsumers (their descriptors'
+// Name), for the suites that address them.
+const (
+	KubeProxyConsumerName = kubeproxy.Name
+	FlannelConsumerName   = flannel.Name
+)
 
-func (k ConfigMapKey) String() string { return k.NamespacedName.String() + "[" + k.Key + "]" }
-
-// Options configures the kube-proxy and flannel adapters.
+// Options configures the adapters: one Component per descriptor of the
+// registry, and the limits they share.
 type Options struct {
-	// KubeProxy runs the kube-proxy adapter.
-	KubeProxy bool
-	// KubeProxyConfigMap holds kube-proxy's configuration file.
-	KubeProxyConfigMap ConfigMapKey
-	// KubeProxyDaemonSet runs kube-proxy.
-	KubeProxyDaemonSet types.NamespacedName
-
-	// Flannel runs the flannel adapter.
-	Flannel bool
-	// FlannelConfigMap holds flannel's net-conf.json.
-	FlannelConfigMap ConfigMapKey
-	// FlannelDaemonSet runs flanneld.
-	FlannelDaemonSet types.NamespacedName
+	// Components are the adapters, in the registry's order. BindFlags binds
+	// flags to their fields, so the slice must not be reallocated after.
+	Components []Component
 
 	// Limits are the shortest covering prefixes (per family) the adapters
 	// write; a Pending range that would need a shorter one is rejected.
@@ -62,36 +53,66 @@ type Options struct {
 	Clock clock.PassiveClock
 }
 
-// DefaultOptions returns the documented defaults: both adapters off,
-// pointed at the objects kubeadm and the upstream flannel manifest create.
-func DefaultOptions() Options {
-	return Options{
-		KubeProxyConfigMap: ConfigMapKey{types.NamespacedName{Namespace: "kube-system", Name: "kube-proxy"}, kubeproxy.DefaultConfigMapKey},
-		KubeProxyDaemonSet: types.NamespacedName{Namespace: "kube-system", Name: "kube-proxy"},
-		FlannelConfigMap:   ConfigMapKey{types.NamespacedName{Namespace: "kube-flannel", Name: "kube-flannel-cfg"}, flannel.DefaultConfigMapKey},
-		FlannelDaemonSet:   types.NamespacedName{Namespace: "kube-flannel", Name: "kube-flannel-ds"},
-		Limits:             adaptercore.DefaultLimits,
+// Component is whether one adapter runs and where its component is.
+type Component struct {
+	// Adapter describes the adapter.
+	Adapter adaptercore.Descriptor
+	// Enabled runs the adapter (--enable-<name>-adapter).
+	Enabled bool
+	// ConfigMap holds the component's configuration (--<name>-configmap,
+	// --<name>-configmap-key).
+	ConfigMap adaptercore.ConfigMapKey
+	// DaemonSet runs the component (--<name>-daemonset).
+	DaemonSet types.NamespacedName
+}
+
+// DefaultOptions returns the documented defaults: every adapter of the
+// registry off, pointed at the objects kubeadm and the upstream manifests
+// create.
+func DefaultOptions() Options { return OptionsFor(registry.All()) }
+
+// OptionsFor returns the defaults for the adapters descs: each off and
+// pointed at its descriptor's default ConfigMap and DaemonSet.
+func OptionsFor(descs []adaptercore.Descriptor) Options {
+	o := Options{Components: make([]Component, len(descs)), Limits: adaptercore.DefaultLimits}
+	for i, d := range descs {
+		o.Components[i] = Component{Adapter: d, ConfigMap: d.DefaultConfigMap, DaemonSet: d.DefaultDaemonSet}
+	}
+	return o
+}
+
+// Enable turns the named adapters on. A name no component has is a
+// programming error and panics.
+func (o *Options) Enable(names ...string) {
+	for _, name := range names {
+		i := o.index(name)
+		if i < 0 {
+			panic(fmt.Sprintf("no adapter %q", name))
+		}
+		o.Components[i].Enabled = true
 	}
 }
 
-// BindFlags registers the adapter flags.
+func (o *Options) index(name string) int {
+	for i := range o.Components {
+		if o.Components[i].Adapter.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// BindFlags registers the adapter flags: four per adapter, named after its
+// descriptor, and the limits.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
-	fs.BoolVar(&o.KubeProxy, "enable-kube-proxy-adapter", o.KubeProxy,
-		"Manage kube-proxy's clusterCIDR and take part in the handshake as the consumer \"kube-proxy\".")
-	fs.Var((*namespacedNameFlag)(&o.KubeProxyConfigMap.NamespacedName), "kube-proxy-configmap",
-		"Namespace/name of the ConfigMap holding kube-proxy's configuration file.")
-	fs.StringVar(&o.KubeProxyConfigMap.Key, "kube-proxy-configmap-key", o.KubeProxyConfigMap.Key,
-		"Key of the kube-proxy ConfigMap that holds the KubeProxyConfiguration.")
-	fs.Var((*namespacedNameFlag)(&o.KubeProxyDaemonSet), "kube-proxy-daemonset",
-		"Namespace/name of the DaemonSet running kube-proxy.")
-	fs.BoolVar(&o.Flannel, "enable-flannel-adapter", o.Flannel,
-		"Manage flannel's Network/IPv6Network and take part in the handshake as the consumer \"flannel\".")
-	fs.Var((*namespacedNameFlag)(&o.FlannelConfigMap.NamespacedName), "flannel-configmap",
-		"Namespace/name of the ConfigMap holding flannel's net-conf.json.")
-	fs.StringVar(&o.FlannelConfigMap.Key, "flannel-configmap-key", o.FlannelConfigMap.Key,
-		"Key of the flannel ConfigMap that holds net-conf.json.")
-	fs.Var((*namespacedNameFlag)(&o.FlannelDaemonSet), "flannel-daemonset",
-		"Namespace/name of the DaemonSet running flanneld.")
+	for i := range o.Components {
+		c := &o.Components[i]
+		d := &c.Adapter
+		fs.BoolVar(&c.Enabled, d.EnableFlag(), c.Enabled, d.Help.Enable)
+		fs.Var((*namespacedNameFlag)(&c.ConfigMap.NamespacedName), d.ConfigMapFlag(), d.Help.ConfigMap)
+		fs.StringVar(&c.ConfigMap.Key, d.ConfigMapKeyFlag(), c.ConfigMap.Key, d.Help.ConfigMapKey)
+		fs.Var((*namespacedNameFlag)(&c.DaemonSet), d.DaemonSetFlag(), d.Help.DaemonSet)
+	}
 	fs.IntVar(&o.Limits.IPv4, "adapter-min-covering-prefix-ipv4", o.Limits.IPv4,
 		"Shortest IPv4 prefix the adapters write as kube-proxy's clusterCIDR or flannel's Network; a range that would need a shorter one is rejected.")
 	fs.IntVar(&o.Limits.IPv6, "adapter-min-covering-prefix-ipv6", o.Limits.IPv6,
@@ -107,15 +128,18 @@ func (o *Options) validate() error {
 	if o.Limits.IPv6 < 0 || o.Limits.IPv6 > 128 {
 		errs = append(errs, fmt.Errorf("--adapter-min-covering-prefix-ipv6 must be between 0 and 128, not %d", o.Limits.IPv6))
 	}
-	check := func(on bool, what string, nn types.NamespacedName, key *string) {
-		if on && (nn.Namespace == "" || nn.Name == "" || (key != nil && *key == "")) {
-			errs = append(errs, fmt.Errorf("%s needs a namespace, a name and (for a ConfigMap) a key", what))
+	for i := range o.Components {
+		c := &o.Components[i]
+		if !c.Enabled {
+			continue
+		}
+		if c.ConfigMap.Namespace == "" || c.ConfigMap.Name == "" || c.ConfigMap.Key == "" {
+			errs = append(errs, fmt.Errorf("the %s ConfigMap needs a namespace, a name and (for a ConfigMap) a key", c.Adapter.Name))
+		}
+		if c.DaemonSet.Namespace == "" || c.DaemonSet.Name == "" {
+			errs = append(errs, fmt.Errorf("the %s DaemonSet needs a namespace, a name and (for a ConfigMap) a key", c.Adapter.Name))
 		}
 	}
-	check(o.KubeProxy, "the kube-proxy ConfigMap", o.KubeProxyConfigMap.NamespacedName, &o.KubeProxyConfigMap.Key)
-	check(o.KubeProxy, "the kube-proxy DaemonSet", o.KubeProxyDaemonSet, nil)
-	check(o.Flannel, "the flannel ConfigMap", o.FlannelConfigMap.NamespacedName, &o.FlannelConfigMap.Key)
-	check(o.Flannel, "the flannel DaemonSet", o.FlannelDaemonSet, nil)
 	return errors.Join(errs...)
 }
 

@@ -18,6 +18,8 @@ package adapters
 
 import (
 	"flag"
+	"fmt"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,6 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/adapters/adapterstest"
+	"podnetwork.io/operator/internal/adapters/registry"
 )
 
 func TestAdapterFlags(t *testing.T) {
@@ -41,13 +45,14 @@ func TestAdapterFlags(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if !opts.Flannel || opts.KubeProxy {
-		t.Errorf("enabled: kube-proxy %v flannel %v", opts.KubeProxy, opts.Flannel)
+	kubeProxy, flannel := component(t, &opts, KubeProxyConsumerName), component(t, &opts, FlannelConsumerName)
+	if !flannel.Enabled || kubeProxy.Enabled {
+		t.Errorf("enabled: kube-proxy %v flannel %v", kubeProxy.Enabled, flannel.Enabled)
 	}
-	if want := (types.NamespacedName{Namespace: "kube-system", Name: "kube-flannel-cfg"}); opts.FlannelConfigMap.NamespacedName != want || opts.FlannelConfigMap.Key != "net-conf.json" {
-		t.Errorf("flannel ConfigMap = %v", opts.FlannelConfigMap)
+	if want := (types.NamespacedName{Namespace: "kube-system", Name: "kube-flannel-cfg"}); flannel.ConfigMap.NamespacedName != want || flannel.ConfigMap.Key != "net-conf.json" {
+		t.Errorf("flannel ConfigMap = %v", flannel.ConfigMap)
 	}
-	if opts.FlannelDaemonSet.Namespace != "kube-system" || opts.Limits.IPv4 != 12 || opts.Limits.IPv6 != 32 {
+	if flannel.DaemonSet.Namespace != "kube-system" || opts.Limits.IPv4 != 12 || opts.Limits.IPv6 != 32 {
 		t.Errorf("options = %+v", opts)
 	}
 	if err := opts.validate(); err != nil {
@@ -58,13 +63,85 @@ func TestAdapterFlags(t *testing.T) {
 	}
 }
 
+func component(t *testing.T, o *Options, name string) *Component {
+	t.Helper()
+	i := o.index(name)
+	if i < 0 {
+		t.Fatalf("no adapter %q", name)
+	}
+	return &o.Components[i]
+}
+
 func TestAdapterOptionsValidate(t *testing.T) {
 	opts := DefaultOptions()
-	opts.KubeProxy = true
-	opts.KubeProxyConfigMap.Key = ""
+	opts.Enable(KubeProxyConsumerName)
+	component(t, &opts, KubeProxyConsumerName).ConfigMap.Key = ""
 	opts.Limits.IPv6 = 129
 	if err := opts.validate(); err == nil {
 		t.Error("an empty key and an IPv6 limit of 129 must be refused")
+	}
+}
+
+// TestOptionsFromRegistry shows that the operator's adapter flags, their
+// validation, its setup and its cache come from the descriptors: a third
+// descriptor gets its four flags with its defaults, is validated and is
+// cached in its namespace, with nothing else to change here.
+func TestOptionsFromRegistry(t *testing.T) {
+	fake := adapterstest.FakeAdapter()
+	opts := OptionsFor(append(registry.All(), fake))
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	opts.BindFlags(fs)
+	for flagName, want := range map[string]string{
+		"enable-example-cni-adapter": "false",
+		"example-cni-configmap":      "example-system/example-config",
+		"example-cni-configmap-key":  "config.json",
+		"example-cni-daemonset":      "example-system/example-agent",
+	} {
+		f := fs.Lookup(flagName)
+		if f == nil {
+			t.Errorf("no flag --%s", flagName)
+			continue
+		}
+		if f.DefValue != want {
+			t.Errorf("--%s defaults to %q, want %q", flagName, f.DefValue, want)
+		}
+	}
+	if err := fs.Parse([]string{"--enable-example-cni-adapter", "--example-cni-daemonset=other/agent", "--example-cni-configmap-key="}); err != nil {
+		t.Fatal(err)
+	}
+	c := component(t, &opts, fake.Name)
+	if !c.Enabled || c.DaemonSet != (types.NamespacedName{Namespace: "other", Name: "agent"}) {
+		t.Errorf("after the flags: %+v", c)
+	}
+	if err := opts.validate(); err == nil || !strings.Contains(err.Error(), "the example-cni ConfigMap") {
+		t.Errorf("an empty key of the third adapter: validate = %v", err)
+	}
+	c.ConfigMap.Key = "config.json"
+	got := CacheOptions(watches.CacheOptions(), opts)
+	for o, cfg := range got.ByObject {
+		if sameType(o, &corev1.ConfigMap{}) {
+			for _, ns := range []string{"example-system", "other"} {
+				if _, ok := cfg.Namespaces[ns]; !ok {
+					t.Errorf("the third adapter's namespace %s is not cached: %v", ns, cfg.Namespaces)
+				}
+			}
+		}
+	}
+}
+
+// TestBuiltInAdapterNames pins the names the built-in adapters write
+// under: changing one orphans the objects a running cluster has.
+func TestBuiltInAdapterNames(t *testing.T) {
+	var got []string
+	for _, c := range DefaultOptions().Components {
+		got = append(got, fmt.Sprintf("%s %s podnetwork-%s-adapter %q", c.Adapter.Name, c.Adapter.FieldManager(), c.Adapter.Name, c.Adapter.Description))
+	}
+	want := []string{
+		`kube-proxy podnetwork-operator/kube-proxy podnetwork-kube-proxy-adapter "kube-proxy adapter of podnetwork-operator: manages clusterCIDR in kube-proxy's ConfigMap and restarts its DaemonSet."`,
+		`flannel podnetwork-operator/flannel podnetwork-flannel-adapter "flannel adapter of podnetwork-operator: manages Network and IPv6Network in flannel's net-conf.json and restarts its DaemonSet."`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("adapters:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -74,7 +151,7 @@ func TestAdapterCacheOptions(t *testing.T) {
 		t.Errorf("no adapter enabled: ByObject = %v, want it unchanged", got.ByObject)
 	}
 	opts := DefaultOptions()
-	opts.KubeProxy, opts.Flannel = true, true
+	opts.Enable(KubeProxyConsumerName, FlannelConsumerName)
 	got := CacheOptions(base, opts)
 	for _, obj := range []client.Object{&corev1.ConfigMap{}, &appsv1.DaemonSet{}, &corev1.Pod{}} {
 		var cfg *cache.ByObject

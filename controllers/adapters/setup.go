@@ -21,19 +21,6 @@ import (
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-
-	"podnetwork.io/operator/internal/adapters/flannel"
-	"podnetwork.io/operator/internal/adapters/kubeproxy"
-)
-
-// Names of the adapters' PodNetworkConsumers and their field managers.
-const (
-	KubeProxyConsumerName     = "kube-proxy"
-	KubeProxyFieldManager     = "podnetwork-operator/kube-proxy"
-	FlannelConsumerName       = "flannel"
-	FlannelFieldManager       = "podnetwork-operator/flannel"
-	kubeProxyConsumerDescribe = "kube-proxy adapter of podnetwork-operator: manages clusterCIDR in kube-proxy's ConfigMap and restarts its DaemonSet."
-	flannelConsumerDescribe   = "flannel adapter of podnetwork-operator: manages Network and IPv6Network in flannel's net-conf.json and restarts its DaemonSet."
 )
 
 // Setup registers the enabled adapters: each registers its
@@ -46,30 +33,20 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	var rs []*Reconciler
-	if opts.KubeProxy {
-		rs = append(rs, &Reconciler{
+	for _, c := range opts.Components {
+		if !c.Enabled {
+			continue
+		}
+		r := &Reconciler{
 			Client: mgr.GetClient(), Cache: mgr.GetCache(), Clock: clk, Limits: opts.Limits,
-			Consumer: KubeProxyConsumerName, Description: kubeProxyConsumerDescribe, FieldManager: KubeProxyFieldManager,
-			ConfigMap: opts.KubeProxyConfigMap, DaemonSet: opts.KubeProxyDaemonSet,
-			Plan: kubeproxy.Plan,
-		})
-	}
-	if opts.Flannel {
-		rs = append(rs, &Reconciler{
-			Client: mgr.GetClient(), Cache: mgr.GetCache(), Clock: clk, Limits: opts.Limits,
-			Consumer: FlannelConsumerName, Description: flannelConsumerDescribe, FieldManager: FlannelFieldManager,
-			ConfigMap: opts.FlannelConfigMap, DaemonSet: opts.FlannelDaemonSet,
-			Plan: flannel.Plan, Proof: flannelProof, ProofWhat: flannelProofWhat,
-		})
-	}
-	for _, r := range rs {
-		r.Recorder = mgr.GetEventRecorder("podnetwork-" + r.Consumer + "-adapter")
+			Adapter: c.Adapter, ConfigMap: c.ConfigMap, DaemonSet: c.DaemonSet,
+			Recorder: mgr.GetEventRecorder("podnetwork-" + c.Adapter.Name + "-adapter"),
+		}
 		if err := r.SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up the %s adapter: %w", r.Consumer, err)
+			return fmt.Errorf("setting up the %s adapter: %w", c.Adapter.Name, err)
 		}
 		if err := mgr.Add(r.consumerClient().Registration(r.spec())); err != nil {
-			return fmt.Errorf("adding the %s adapter's registration: %w", r.Consumer, err)
+			return fmt.Errorf("adding the %s adapter's registration: %w", c.Adapter.Name, err)
 		}
 	}
 	return nil

@@ -29,7 +29,7 @@ import (
 // consumerClient is the adapter's side of the consumer protocol, the same
 // client every consumer uses.
 func (r *Reconciler) consumerClient() *consumer.Client {
-	return &consumer.Client{Client: r.Client, Name: r.Consumer, FieldManager: r.FieldManager}
+	return &consumer.Client{Client: r.Client, Name: r.Adapter.Name, FieldManager: r.Adapter.FieldManager()}
 }
 
 // statusUpdate is what the adapter's status write says for out: a Pending
@@ -65,5 +65,5 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope, out outcome) err
 // spec is what the adapter registers: required, unless an admin made its
 // existing PodNetworkConsumer optional (registration keeps that).
 func (r *Reconciler) spec() podnetworkv1alpha1.PodNetworkConsumerSpec {
-	return podnetworkv1alpha1.PodNetworkConsumerSpec{Required: ptr.To(true), Description: r.Description}
+	return podnetworkv1alpha1.PodNetworkConsumerSpec{Required: ptr.To(true), Description: r.Adapter.Description}
 }

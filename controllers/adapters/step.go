@@ -53,7 +53,7 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		// Nothing to configure, and writing a configuration without ranges
 		// would wipe a cluster that is only being adopted.
 		return outcome{ready: metav1.ConditionTrue, reason: adaptercore.ReasonNoPodNetwork, answer: true,
-			message: fmt.Sprintf("PodNetwork %q tracks no range yet; the %s configuration is left as it is", podnetworkv1alpha1.PodNetworkName, r.Consumer)}, nil
+			message: fmt.Sprintf("PodNetwork %q tracks no range yet; the %s configuration is left as it is", podnetworkv1alpha1.PodNetworkName, r.Adapter.Name)}, nil
 	}
 	if s.cm == nil {
 		return notReady(adaptercore.ReasonConfigMapNotFound, fmt.Sprintf("ConfigMap %s not found", r.ConfigMap.NamespacedName)), nil
@@ -65,9 +65,9 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 	if s.ds == nil {
 		return notReady(adaptercore.ReasonDaemonSetNotFound, fmt.Sprintf("DaemonSet %s not found", r.DaemonSet)), nil
 	}
-	plan, err := r.Plan(current, s.input)
+	plan, err := r.Adapter.Plan(current, s.input)
 	if err != nil {
-		return notReady(adaptercore.ReasonInvalidConfig, adaptercore.Truncate(fmt.Sprintf(
+		return notReady(adaptercore.ReasonInvalidConfig, text.Message(fmt.Sprintf(
 			"%s of ConfigMap %s cannot be managed (nothing was changed; fix it by hand): %v", r.ConfigMap.Key, r.ConfigMap.NamespacedName, err))), nil
 	}
 	if plan.RangeIndependent != "" {
@@ -92,11 +92,11 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		if err := r.writeConfig(ctx, s.cm, plan.Config); err != nil {
 			return out, err
 		}
-		ctrl.LoggerFrom(ctx).Info("rewrote the component configuration", "adapter", r.Consumer, "configMap", r.ConfigMap.String(), "value", plan.Summary)
+		ctrl.LoggerFrom(ctx).Info("rewrote the component configuration", "adapter", r.Adapter.Name, "configMap", r.ConfigMap.String(), "value", plan.Summary)
 		if plan.Invalid != "" {
 			r.event(s.cm, corev1.EventTypeWarning, adaptercore.EventInvalidValue, "Rewrite",
 				fmt.Sprintf("%s of %s: %s; the %s adapter replaced it (%s) and restarts DaemonSet %s", r.ConfigMap.Key, r.ConfigMap.NamespacedName,
-					plan.Invalid, r.Consumer, plan.Summary, r.DaemonSet))
+					plan.Invalid, r.Adapter.Name, plan.Summary, r.DaemonSet))
 		}
 	}
 	hash := adaptercore.ConfigHash(plan.Config)
@@ -108,7 +108,7 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 		if err := r.startRollout(ctx, s.ds, hash, rollout.LastChange(s.cm)); err != nil {
 			return out, err
 		}
-		ctrl.LoggerFrom(ctx).Info("started a rollout", "adapter", r.Consumer, "daemonSet", r.DaemonSet.String(), "configHash", hash)
+		ctrl.LoggerFrom(ctx).Info("started a rollout", "adapter", r.Adapter.Name, "daemonSet", r.DaemonSet.String(), "configHash", hash)
 	}
 	since, problem := rollout.TrustedChangedAt(s.ds, rollout.LastChange(s.cm))
 	if problem != "" {
@@ -117,10 +117,10 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 	if p := rollout.Check(s.ds, s.pods, hash, since); !p.Done {
 		return wait(adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", plan.Summary, p.Message))
 	}
-	if r.Proof != nil {
-		if waiting := r.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
+	if r.Adapter.Proof != nil {
+		if waiting := r.Adapter.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
 			return wait(adaptercore.ReasonWaitingForNodes, fmt.Sprintf("%s is rolled out to DaemonSet %s; waiting for %d nodes to %s at or after %s: %s",
-				plan.Summary, r.DaemonSet, len(waiting), r.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting)))
+				plan.Summary, r.DaemonSet, len(waiting), r.Adapter.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting)))
 		}
 	}
 	out.applied = true
@@ -136,7 +136,7 @@ func (r *Reconciler) writeConfig(ctx context.Context, cm *corev1.ConfigMap, cont
 	base := cm.DeepCopy()
 	cm.Data[r.ConfigMap.Key] = content
 	if err := r.Client.Patch(ctx, cm, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(r.FieldManager)); err != nil {
+		client.FieldOwner(r.Adapter.FieldManager())); err != nil {
 		return fmt.Errorf("writing %s: %w", r.ConfigMap, err)
 	}
 	return nil
@@ -148,7 +148,7 @@ func (r *Reconciler) startRollout(ctx context.Context, ds *appsv1.DaemonSet, has
 	base := ds.DeepCopy()
 	rollout.Start(ds, hash, changedAt)
 	if err := r.Client.Patch(ctx, ds, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
-		client.FieldOwner(r.FieldManager)); err != nil {
+		client.FieldOwner(r.Adapter.FieldManager())); err != nil {
 		return fmt.Errorf("starting the rollout of DaemonSet %s: %w", r.DaemonSet, err)
 	}
 	return nil
@@ -159,7 +159,7 @@ func withProblems(message string, problems []string) string {
 	if len(problems) == 0 {
 		return message
 	}
-	return adaptercore.Truncate(message + ". Problem: " + strings.Join(problems, "; "))
+	return text.Message(message + ". Problem: " + strings.Join(problems, "; "))
 }
 
 // event records an event about obj, its note cut to what the API accepts.
@@ -167,5 +167,5 @@ func (r *Reconciler) event(obj runtime.Object, eventType, reason, action, note s
 	if r.Recorder == nil {
 		return
 	}
-	r.Recorder.Eventf(obj, nil, eventType, reason, action, "%s", text.Truncate(note, adaptercore.MaxMessageLength))
+	r.Recorder.Eventf(obj, nil, eventType, reason, action, "%s", text.Message(note))
 }

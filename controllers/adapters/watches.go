@@ -45,9 +45,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}))
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named(r.Consumer+"-adapter").
+		Named(r.Adapter.Name+"-adapter").
 		Watches(&podnetworkv1alpha1.PodNetwork{}, one, named(types.NamespacedName{Name: podnetworkv1alpha1.PodNetworkName})).
-		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, one, named(types.NamespacedName{Name: r.Consumer})).
+		Watches(&podnetworkv1alpha1.PodNetworkConsumer{}, one, named(types.NamespacedName{Name: r.Adapter.Name})).
 		Watches(&corev1.ConfigMap{}, one, named(r.ConfigMap.NamespacedName)).
 		Watches(&appsv1.DaemonSet{}, one, named(r.DaemonSet)).
 		Watches(&corev1.Pod{}, one, builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {

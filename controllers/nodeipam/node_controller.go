@@ -161,7 +161,7 @@ func (r *NodeReconciler) observe(ctx context.Context, node *slimnode.Node) error
 	if len(o.Problems) > 0 {
 		log.Info("Node has podCIDRs NodeIPAM cannot read, or reads only in a legacy format", "problems", o.Problems)
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, InvalidPodCIDRReason, "ObservePodCIDRs", "%s",
-			text.Truncate(invalidPodCIDRNote(o.PodCIDRs, o.Problems), maxEventNote))
+			text.Message(invalidPodCIDRNote(o.PodCIDRs, o.Problems)))
 	}
 	for _, c := range o.Conflicts {
 		log.Info("node has a podCIDR overlapping another node's: another allocator is at work",
@@ -332,8 +332,6 @@ func nodeRelevant(oldNode, newNode *slimnode.Node) bool {
 		(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
 }
 
-// maxEventNote is the longest note the events.k8s.io API accepts, in bytes.
-const maxEventNote = 1024
 
 // invalidPodCIDRNote says what NodeIPAM made of podCIDRs it cannot read, or
 // reads only in a legacy format.

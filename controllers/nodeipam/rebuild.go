@@ -353,6 +353,6 @@ func (r *rebuilder) reportPodCIDRProblems(ctx context.Context, nodes []nodeipamc
 		}
 		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: n.Node, UID: n.UID}
 		r.recorder.Eventf(ref, nil, corev1.EventTypeWarning, InvalidPodCIDRReason, "ObservePodCIDRs", "%s",
-			text.Truncate(invalidPodCIDRNote(n.PodCIDRs, n.Problems), maxEventNote))
+			text.Message(invalidPodCIDRNote(n.PodCIDRs, n.Problems)))
 	}
 }

@@ -32,8 +32,9 @@ import (
 
 const (
 	// ConsumerName is the PodNetworkConsumer NodeIPAM registers and
-	// acknowledges range phases as.
-	ConsumerName = "node-ipam"
+	// acknowledges range phases as (internal/nodeipam, which the kubectl
+	// plugin shares).
+	ConsumerName = nodeipamcore.ConsumerName
 
 	// FieldManager is the field manager of every NodeIPAM write:
 	// node podCIDRs, its PodNetworkConsumer status, and the PodNetwork status

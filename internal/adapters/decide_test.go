@@ -20,7 +20,6 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -287,18 +286,6 @@ func TestDecideKeepsAcceptedPendingRanges(t *testing.T) {
 	checkPrefix(t, kept.Covering, "IPv4", "10.128.0.0/16")
 }
 
-func TestTruncate(t *testing.T) {
-	long := strings.Repeat("x", 2000)
-	if got := adapters.Truncate(long); len(got) != adapters.MaxMessageLength || !strings.HasSuffix(got, "...") {
-		t.Errorf("Truncate gave %d bytes ending %q", len(got), got[len(got)-5:])
-	}
-	if got := adapters.Truncate(strings.Repeat("é", adapters.MaxMessageLength)); !utf8.ValidString(got) || len(got) > adapters.MaxMessageLength {
-		t.Errorf("Truncate cut a character in half or left %d bytes", len(got))
-	}
-	if got := adapters.Truncate("short"); got != "short" {
-		t.Errorf("Truncate(short) = %q", got)
-	}
-}
 
 func TestConfigHash(t *testing.T) {
 	if adapters.ConfigHash("a") == adapters.ConfigHash("b") {

@@ -27,7 +27,13 @@ limitations under the License.
 // holds a hash of the configuration (ConfigHash) and acknowledges a phase only
 // once every pod runs the new configuration (subpackage rollout).
 //
-// Nothing here talks to the API server; the controllers in
-// podnetwork.io/operator/controllers read the objects, call these functions and
-// write the results.
+// Each component package also exports its Descriptor (Adapter): the name,
+// defaults, flags, RBAC, planner, coverage check and proof of its adapter.
+// Subpackage registry lists them, and that list is the only place that
+// names the adapters for the operator, the kubectl plugin and the chart.
+//
+// Nothing here talks to the API server, and nothing here imports the
+// operator's controllers (package layering's test enforces it): the
+// adapters' reconciler reads the objects, calls these functions and writes
+// the results.
 package adapters

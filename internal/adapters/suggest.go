@@ -25,9 +25,6 @@ import (
 	"podnetwork.io/operator/internal/text"
 )
 
-// MaxMessageLength is the longest acknowledgement message the API accepts.
-const MaxMessageLength = 1024
-
 // rejection explains why Pending range rs cannot be added and suggests what
 // would work. accepted are the prefixes of its family the component takes
 // already; candidate is their covering prefix together with rs, which breaks
@@ -42,25 +39,19 @@ func (in *Input) rejection(rs v1alpha1.RangeStatus, accepted []netip.Prefix, can
 		rules.Subject, rs.Name, rs.CIDR, family, candidate, why)
 	base, ok := cidr.CoveringPrefix(accepted)
 	if !ok {
-		return Truncate(fmt.Sprintf("%s. Choose an %s range of prefix length /%d or longer that overlaps no ServiceCIDR and no node address",
+		return text.Message(fmt.Sprintf("%s. Choose an %s range of prefix length /%d or longer that overlaps no ServiceCIDR and no node address",
 			head, family, in.Limits.For(family)))
 	}
 	wide, ok := in.widest(base, family)
 	if !ok {
-		return Truncate(fmt.Sprintf("%s. The %s prefixes already in use need %s, which already %s; fix that before adding %s ranges",
+		return text.Message(fmt.Sprintf("%s. The %s prefixes already in use need %s, which already %s; fix that before adding %s ranges",
 			head, family, base, in.violation(base, family), family))
 	}
 	if wide == base {
-		return Truncate(fmt.Sprintf("%s. The %s prefixes already in use span %s and no wider prefix is allowed; choose a range inside %s that overlaps no existing range",
+		return text.Message(fmt.Sprintf("%s. The %s prefixes already in use span %s and no wider prefix is allowed; choose a range inside %s that overlaps no existing range",
 			head, family, base, base))
 	}
-	return Truncate(fmt.Sprintf("%s. Choose a range inside %s, or expand in place: add the range %s (with the nodeMaskSize of the ranges it contains), which contains the existing %s ranges (%s)",
+	return text.Message(fmt.Sprintf("%s. Choose a range inside %s, or expand in place: add the range %s (with the nodeMaskSize of the ranges it contains), which contains the existing %s ranges (%s)",
 		head, wide, wide, family, base))
 }
 
-// Truncate shortens msg to MaxMessageLength bytes, marking the cut, on a
-// rune boundary: a message quoting a ConfigMap may hold any UTF-8, and the
-// API refuses a message cut inside a character.
-func Truncate(msg string) string {
-	return text.Truncate(msg, MaxMessageLength)
-}

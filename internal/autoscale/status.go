@@ -29,14 +29,11 @@ import (
 	"podnetwork.io/operator/internal/text"
 )
 
-// maxMessage is the MaxLength of the message fields of status.autoscaling.
-const maxMessage = 1024
-
 var netipPrefixZero netip.Prefix
 
 func netipParse(s string) (netip.Prefix, error) { return netip.ParsePrefix(s) }
 
-func truncate(s string) string { return text.Truncate(s, maxMessage) }
+func truncate(s string) string { return text.Message(s) }
 
 func lowerFirst(s string) string {
 	if s == "" {

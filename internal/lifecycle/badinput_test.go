@@ -257,16 +257,16 @@ func TestMessagesStayWithinTheAPILimits(t *testing.T) {
 	out := newWorld(specRng("a", cidr)).status(tracked("a", cidr, pending)).consumers(cs...).step()
 	g.Expect(eventsWith(out, EventConsumerRejected)).To(HaveLen(40))
 	for _, ev := range out.Events {
-		g.Expect(len(ev.Message)).To(BeNumerically("<=", maxEventNote), ev.Reason)
+		g.Expect(len(ev.Message)).To(BeNumerically("<=", v1alpha1.MaxMessageLength), ev.Reason)
 	}
 	for _, r := range out.Ranges {
-		g.Expect(len(r.Message)).To(BeNumerically("<=", maxFieldMessage))
+		g.Expect(len(r.Message)).To(BeNumerically("<=", v1alpha1.MaxMessageLength))
 		for _, rj := range r.Rejections {
-			g.Expect(len(rj.Message)).To(BeNumerically("<=", maxFieldMessage))
+			g.Expect(len(rj.Message)).To(BeNumerically("<=", v1alpha1.MaxMessageLength))
 		}
 	}
 	for _, c := range out.Consumers {
-		g.Expect(len(c.Message)).To(BeNumerically("<=", maxFieldMessage))
+		g.Expect(len(c.Message)).To(BeNumerically("<=", v1alpha1.MaxMessageLength))
 	}
 	for _, c := range out.Conditions {
 		g.Expect(len(c.Message)).To(BeNumerically("<=", maxConditionMessage))

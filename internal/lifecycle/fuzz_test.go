@@ -70,7 +70,7 @@ func FuzzComputeUntrustedInput(f *testing.F) {
 			t.Fatalf("%v\ninput: %+v\noutput: %+v\nevents: %+v", err, in.Status.Ranges, out.Ranges, out.Events)
 		}
 		for _, ev := range out.Events {
-			if len(ev.Message) > maxEventNote || !utf8.ValidString(ev.Message) {
+			if len(ev.Message) > v1alpha1.MaxMessageLength || !utf8.ValidString(ev.Message) {
 				t.Fatalf("event %s note of %d bytes, valid UTF-8 %v", ev.Reason, len(ev.Message), utf8.ValidString(ev.Message))
 			}
 		}
@@ -79,7 +79,7 @@ func FuzzComputeUntrustedInput(f *testing.F) {
 				t.Fatalf("range %q written with phase %q", r.Name, r.Phase)
 			}
 			for _, m := range append([]string{r.Message, r.InvalidMessage}, rejectionMessages(r)...) {
-				if len(m) > maxFieldMessage || !utf8.ValidString(m) {
+				if len(m) > v1alpha1.MaxMessageLength || !utf8.ValidString(m) {
 					t.Fatalf("range %q message of %d bytes, valid UTF-8 %v", r.Name, len(m), utf8.ValidString(m))
 				}
 			}
@@ -90,7 +90,7 @@ func FuzzComputeUntrustedInput(f *testing.F) {
 			}
 		}
 		for _, c := range out.Consumers {
-			if len(c.Message) > maxFieldMessage || !utf8.ValidString(c.Message) {
+			if len(c.Message) > v1alpha1.MaxMessageLength || !utf8.ValidString(c.Message) {
 				t.Fatalf("consumer %q message of %d bytes", c.Name, len(c.Message))
 			}
 		}

@@ -33,8 +33,6 @@ import (
 )
 
 const (
-	// maxFieldMessage is the MaxLength of the message fields in status.
-	maxFieldMessage = 1024
 	// maxConditionMessage keeps condition messages readable (the schema allows
 	// 32768 characters).
 	maxConditionMessage = 4096
@@ -46,9 +44,6 @@ const (
 	maxListItems = 64
 	// maxConditions is the MaxItems of status.conditions.
 	maxConditions = 16
-	// maxEventNote is the longest note the events.k8s.io API accepts, in
-	// bytes.
-	maxEventNote = 1024
 )
 
 // lines collects the sentences the conditions are made of.
@@ -85,7 +80,7 @@ func (c *computer) output() Output {
 	out.FinalizerRemovable = c.in.Deleting && len(c.entries) == 0
 	// A note the API refuses loses the event; the status has the whole text.
 	for i := range c.events {
-		c.events[i].Message = text.Truncate(c.events[i].Message, maxEventNote)
+		c.events[i].Message = text.Message(c.events[i].Message)
 	}
 	out.Events = c.events
 	return out
@@ -104,7 +99,7 @@ func (c *computer) decorate(e *entry) {
 			switch {
 			case rejected:
 				if len(e.st.Rejections) < maxListItems {
-					e.st.Rejections = append(e.st.Rejections, v1alpha1.RangeRejection{Consumer: cons.Name, Message: text.Truncate(msg, maxFieldMessage)})
+					e.st.Rejections = append(e.st.Rejections, v1alpha1.RangeRejection{Consumer: cons.Name, Message: text.Message(msg)})
 				}
 			case !acked && cons.Required && e.st.Phase != v1alpha1.RangePhaseActive:
 				if len(e.st.Awaiting) < maxListItems {
@@ -132,7 +127,7 @@ func (c *computer) decorate(e *entry) {
 		// A range the report leaves out gets no usage (the zero value).
 		e.st.Usage = c.in.Usage[e.st.Name]
 	}
-	e.st.Message = text.Truncate(c.rangeMessage(e), maxFieldMessage)
+	e.st.Message = text.Message(c.rangeMessage(e))
 }
 
 // coveredBy returns the name of the smallest Active range that strictly
@@ -446,7 +441,7 @@ func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
 				Name:     cons.Name,
 				Required: cons.Required,
 				InSync:   len(behind) == 0 && len(rejected) == 0,
-				Message:  text.Truncate(strings.Join(parts, ". "), maxFieldMessage),
+				Message:  text.Message(strings.Join(parts, ". ")),
 			})
 		}
 		if !prev[cons.Name] {

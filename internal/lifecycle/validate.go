@@ -70,7 +70,7 @@ func (c *computer) validate() {
 				msgs = append(msgs, p.message)
 			}
 			e.st.InvalidReason = ps[0].reason
-			e.st.InvalidMessage = text.Truncate(strings.Join(msgs, "; "), maxFieldMessage)
+			e.st.InvalidMessage = text.Message(strings.Join(msgs, "; "))
 		}
 	}
 }

@@ -40,9 +40,6 @@ func (e *UnavailableError) Error() string {
 	return "no free block in the candidate ranges: " + strings.Join(e.Reasons, "; ")
 }
 
-// maxEventNote is the longest note an events.k8s.io Event accepts.
-const maxEventNote = 1024
-
 // Message says it in words for the CIDRNotAvailable event, including when a
 // quarantined block becomes reusable under the Wait policy.
 func (e *UnavailableError) Message() string {
@@ -50,7 +47,7 @@ func (e *UnavailableError) Message() string {
 	if e.RetryIn > 0 {
 		msg += fmt.Sprintf(" NodeIPAM retries in %s, when the first quarantined block becomes reusable (spec.allocation.whenExhausted is Wait).", e.RetryIn.Round(time.Second))
 	}
-	return text.Truncate(msg, maxEventNote)
+	return text.Message(msg)
 }
 
 // Allocate gives owner one block per family in a single all-or-nothing step:

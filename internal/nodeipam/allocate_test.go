@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 )
 
@@ -196,7 +197,7 @@ func TestUnavailableMessage(t *testing.T) {
 		})
 	}
 	long := UnavailableError{Reasons: []string{strings.Repeat("r", 2000)}}
-	if got := long.Message(); len(got) != maxEventNote || !strings.HasSuffix(got, "...") {
-		t.Fatalf("a long message is %d bytes, want it cut to %d", len(got), maxEventNote)
+	if got := long.Message(); len(got) != v1alpha1.MaxMessageLength || !strings.HasSuffix(got, "...") {
+		t.Fatalf("a long message is %d bytes, want it cut to %d", len(got), v1alpha1.MaxMessageLength)
 	}
 }

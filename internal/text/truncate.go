@@ -18,7 +18,15 @@ limitations under the License.
 // writes into API fields and events, whose lengths the API server limits.
 package text
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"podnetwork.io/operator/api/v1alpha1"
+)
+
+// Message bounds a message written to the API, a status message field or an
+// Event's note, to v1alpha1.MaxMessageLength, the one limit of both.
+func Message(s string) string { return Truncate(s, v1alpha1.MaxMessageLength) }
 
 // truncationMark ends a message that was cut.
 const truncationMark = "..."

@@ -20,7 +20,22 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"podnetwork.io/operator/api/v1alpha1"
 )
+
+// TestMessage checks the one cap every message written to the API shares.
+func TestMessage(t *testing.T) {
+	if got := Message(strings.Repeat("x", 2000)); len(got) != v1alpha1.MaxMessageLength || !strings.HasSuffix(got, "...") {
+		t.Errorf("Message gave %d bytes ending %q", len(got), got[len(got)-5:])
+	}
+	if got := Message(strings.Repeat("é", v1alpha1.MaxMessageLength)); !utf8.ValidString(got) || len(got) > v1alpha1.MaxMessageLength {
+		t.Errorf("Message cut a character in half or left %d bytes", len(got))
+	}
+	if got := Message("short"); got != "short" {
+		t.Errorf("Message(short) = %q", got)
+	}
+}
 
 func TestTruncate(t *testing.T) {
 	tests := []struct {

@@ -37,13 +37,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/controllers"
-	adaptercontrollers "podnetwork.io/operator/controllers/adapters"
-	"podnetwork.io/operator/controllers/nodeipam"
-	"podnetwork.io/operator/internal/adapters/flannel"
-	"podnetwork.io/operator/internal/adapters/kubeproxy"
+	"podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/adapters/registry"
 	"podnetwork.io/operator/internal/cli"
 	"podnetwork.io/operator/internal/lifecycle"
+	"podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/scheme"
 )
 
 // Exit codes.
@@ -169,7 +168,7 @@ func newFlagSet(name string, g *globals, stderr io.Writer) *flag.FlagSet {
 	fs.DurationVar(&g.timeout, "request-timeout", 30*time.Second, "How long one request to the API server may take.")
 	fs.StringVar(&g.output, "o", cli.FormatText, "Output format: text, json or yaml.")
 	fs.StringVar(&g.output, "output", cli.FormatText, "Same as -o.")
-	g.adapters = defaultAdapterFlags()
+	g.adapters = defaultAdapterFlags(registry.All())
 	g.adapters.bind(fs)
 	return fs
 }
@@ -203,7 +202,7 @@ func newEnv(g *globals, out io.Writer, opts Options) (*env, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Timeout = g.timeout
 	cfg.UserAgent = "kubectl-podnetwork"
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: controllers.Scheme()})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme()})
 	if err != nil {
 		return nil, fmt.Errorf("creating the client: %w", err)
 	}
@@ -360,18 +359,25 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
-// adapterFlags say where the operator's adapters find their components;
-// the defaults are the operator's.
+// adapterFlags say where the operator's adapters find their components,
+// one entry per descriptor of the registry; the defaults are the
+// operator's.
 type adapterFlags struct {
-	kubeProxyConfigMap, kubeProxyKey, kubeProxyDaemonSet string
-	flannelConfigMap, flannelKey, flannelDaemonSet       string
-	minIPv4, minIPv6                                     int
+	adapters         []adapterFlag
+	minIPv4, minIPv6 int
+}
+
+// adapterFlag is one adapter's --<name>-configmap, --<name>-configmap-key
+// and --<name>-daemonset.
+type adapterFlag struct {
+	desc                      adapters.Descriptor
+	configMap, key, daemonSet string
 }
 
 // DefaultTargets are where the operator's adapters find their components
 // by default.
 func DefaultTargets() []AdapterTarget {
-	f := defaultAdapterFlags()
+	f := defaultAdapterFlags(registry.All())
 	targets, err := f.targets()
 	if err != nil {
 		panic(err) // the operator's defaults are namespace/name
@@ -379,30 +385,28 @@ func DefaultTargets() []AdapterTarget {
 	return targets
 }
 
-func defaultAdapterFlags() adapterFlags {
-	d := adaptercontrollers.DefaultOptions()
-	return adapterFlags{
-		kubeProxyConfigMap: d.KubeProxyConfigMap.NamespacedName.String(), kubeProxyKey: d.KubeProxyConfigMap.Key,
-		kubeProxyDaemonSet: d.KubeProxyDaemonSet.String(),
-		flannelConfigMap:   d.FlannelConfigMap.NamespacedName.String(), flannelKey: d.FlannelConfigMap.Key,
-		flannelDaemonSet: d.FlannelDaemonSet.String(),
-		minIPv4:          d.Limits.IPv4, minIPv6: d.Limits.IPv6,
+func defaultAdapterFlags(descs []adapters.Descriptor) adapterFlags {
+	f := adapterFlags{minIPv4: adapters.DefaultLimits.IPv4, minIPv6: adapters.DefaultLimits.IPv6}
+	for _, d := range descs {
+		f.adapters = append(f.adapters, adapterFlag{desc: d,
+			configMap: d.DefaultConfigMap.NamespacedName.String(), key: d.DefaultConfigMap.Key, daemonSet: d.DefaultDaemonSet.String()})
 	}
+	return f
 }
 
 func (a *adapterFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&a.kubeProxyConfigMap, "kube-proxy-configmap", a.kubeProxyConfigMap, "Namespace/name of kube-proxy's ConfigMap, as given to the operator.")
-	fs.StringVar(&a.kubeProxyKey, "kube-proxy-configmap-key", a.kubeProxyKey, "Key of kube-proxy's ConfigMap holding its configuration.")
-	fs.StringVar(&a.kubeProxyDaemonSet, "kube-proxy-daemonset", a.kubeProxyDaemonSet, "Namespace/name of kube-proxy's DaemonSet.")
-	fs.StringVar(&a.flannelConfigMap, "flannel-configmap", a.flannelConfigMap, "Namespace/name of flannel's ConfigMap, as given to the operator.")
-	fs.StringVar(&a.flannelKey, "flannel-configmap-key", a.flannelKey, "Key of flannel's ConfigMap holding net-conf.json.")
-	fs.StringVar(&a.flannelDaemonSet, "flannel-daemonset", a.flannelDaemonSet, "Namespace/name of flannel's DaemonSet.")
+	for i := range a.adapters {
+		f := &a.adapters[i]
+		fs.StringVar(&f.configMap, f.desc.ConfigMapFlag(), f.configMap, f.desc.KubectlHelp.ConfigMap)
+		fs.StringVar(&f.key, f.desc.ConfigMapKeyFlag(), f.key, f.desc.KubectlHelp.ConfigMapKey)
+		fs.StringVar(&f.daemonSet, f.desc.DaemonSetFlag(), f.daemonSet, f.desc.KubectlHelp.DaemonSet)
+	}
 	fs.IntVar(&a.minIPv4, "adapter-min-covering-prefix-ipv4", a.minIPv4, "The operator's --adapter-min-covering-prefix-ipv4.")
 	fs.IntVar(&a.minIPv6, "adapter-min-covering-prefix-ipv6", a.minIPv6, "The operator's --adapter-min-covering-prefix-ipv6.")
 }
 
 func (a *adapterFlags) targets() ([]AdapterTarget, error) {
-	limits := adaptercontrollers.DefaultOptions().Limits
+	limits := adapters.DefaultLimits
 	limits.IPv4, limits.IPv6 = a.minIPv4, a.minIPv6
 	var errs []error
 	key := func(flagName, s string) client.ObjectKey {
@@ -412,11 +416,11 @@ func (a *adapterFlags) targets() ([]AdapterTarget, error) {
 		}
 		return client.ObjectKey{Namespace: ns, Name: name}
 	}
-	out := []AdapterTarget{
-		{Consumer: adaptercontrollers.KubeProxyConsumerName, ConfigMap: key("kube-proxy-configmap", a.kubeProxyConfigMap), ConfigMapKey: a.kubeProxyKey,
-			DaemonSet: key("kube-proxy-daemonset", a.kubeProxyDaemonSet), Limits: limits, Plan: kubeproxy.Plan, Covered: kubeproxy.Covered},
-		{Consumer: adaptercontrollers.FlannelConsumerName, ConfigMap: key("flannel-configmap", a.flannelConfigMap), ConfigMapKey: a.flannelKey,
-			DaemonSet: key("flannel-daemonset", a.flannelDaemonSet), Limits: limits, Plan: flannel.Plan, Covered: flannel.Covered},
+	out := make([]AdapterTarget, 0, len(a.adapters))
+	for _, f := range a.adapters {
+		out = append(out, AdapterTarget{Adapter: f.desc,
+			ConfigMap: key(f.desc.ConfigMapFlag(), f.configMap), ConfigMapKey: f.key,
+			DaemonSet: key(f.desc.DaemonSetFlag(), f.daemonSet), Limits: limits})
 	}
 	return out, errors.Join(errs...)
 }

@@ -35,16 +35,16 @@ import (
 )
 
 // AdapterTarget says where one of the operator's adapters finds the
-// component it manages (the operator's --kube-proxy-* and --flannel-*
-// flags).
+// component it manages (the operator's --<name>-configmap,
+// --<name>-configmap-key and --<name>-daemonset flags).
 type AdapterTarget struct {
-	Consumer     string
+	// Adapter describes the adapter: its consumer name, planner and
+	// coverage check.
+	Adapter      adapters.Descriptor
 	ConfigMap    client.ObjectKey
 	ConfigMapKey string
 	DaemonSet    client.ObjectKey
 	Limits       adapters.Limits
-	Plan         func(current string, in adapters.Input) (adapters.Plan, error)
-	Covered      func(text string) (adapters.Covered, error)
 }
 
 // Read reads everything the plugin shows from the API server. An adapter
@@ -84,7 +84,7 @@ func Read(ctx context.Context, c client.Reader, nodeIPAM string, targets []Adapt
 	}
 	out.ServiceCIDRs = serviceCIDRs.Items
 	for _, t := range targets {
-		if !hasConsumer(out.Consumers, t.Consumer) {
+		if !hasConsumer(out.Consumers, t.Adapter.Name) {
 			continue
 		}
 		a, err := readAdapter(ctx, c, t)
@@ -107,9 +107,9 @@ func hasConsumer(cs []v1alpha1.PodNetworkConsumer, name string) bool {
 
 func readAdapter(ctx context.Context, c client.Reader, t AdapterTarget) (cli.Adapter, error) {
 	a := cli.Adapter{
-		Consumer:  t.Consumer,
+		Consumer:  t.Adapter.Name,
 		ConfigMap: fmt.Sprintf("%s[%s]", t.ConfigMap, t.ConfigMapKey),
-		Limits:    t.Limits, Plan: t.Plan, Covered: t.Covered,
+		Limits:    t.Limits, Plan: t.Adapter.Plan, Covered: t.Adapter.Covered,
 	}
 	cm := &corev1.ConfigMap{}
 	switch err := c.Get(ctx, t.ConfigMap, cm); {

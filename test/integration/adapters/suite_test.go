@@ -56,9 +56,7 @@ var (
 )
 
 func TestAdapters(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("the adapters suite runs flanneld and kube-proxy in network namespaces and needs root")
-	}
+	framework.RequireRoot(t, "the adapters suite runs flanneld and kube-proxy in network namespaces")
 	framework.RunSuite(t, "Adapters Suite", 90*time.Second, 200*time.Millisecond)
 }
 
@@ -92,7 +90,7 @@ var _ = BeforeSuite(func() {
 	// default namespaces and names (NodeIPAM off: the fixtures give nodes
 	// their podCIDRs).
 	processes = append(processes, framework.StartOperator(ctx, controlPlane.Config, framework.WithoutNodeIPAM,
-		func(o *controllers.Options) { o.Adapters.KubeProxy, o.Adapters.Flannel = true, true }))
+		func(o *controllers.Options) { o.Adapters.Enable(kubeProxy, flannel) }))
 })
 
 var _ = AfterSuite(func() {

@@ -1,0 +1,23 @@
+/*
+Copyright 2026 The podnetwork-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package layering holds no code, only the test that keeps the operator's
+// layers apart: nothing under internal/ or cmd/ may depend on controllers/.
+// internal/ is the pure core that the manager and the kubectl plugin
+// share; the plugin (cmd/kubectl-podnetwork) must not link the manager's
+// controllers, and the core must not reach back into the wiring that
+// calls it.
+package layering
