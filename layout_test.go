@@ -14,11 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package main
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,15 +77,13 @@ var (
 // "## Layout" heading.
 func layoutRows(t *testing.T) []string {
 	t.Helper()
-	f, err := os.Open(layoutDoc)
+	doc, err := os.ReadFile(layoutDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var rows []string
 	in := false
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		line := sc.Text()
+	for _, line := range strings.Split(string(doc), "\n") {
 		if strings.HasPrefix(line, "## ") {
 			in = line == "## Layout"
 			continue

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package v1alpha1
 
 // MaxMessageLength is the longest message, in bytes, that a message field of

@@ -332,7 +332,6 @@ func nodeRelevant(oldNode, newNode *slimnode.Node) bool {
 		(!maps.Equal(oldNode.Labels, newNode.Labels) || oldNode.DeletionTimestamp.IsZero() != newNode.DeletionTimestamp.IsZero())
 }
 
-
 // invalidPodCIDRNote says what NodeIPAM made of podCIDRs it cannot read, or
 // reads only in a legacy format.
 func invalidPodCIDRNote(read []netip.Prefix, problems []string) string {

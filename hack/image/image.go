@@ -63,12 +63,12 @@ func binaryLayer(bin string, mtime time.Time) (v1.Layer, error) {
 		}
 		st, err := f.Stat()
 		if err != nil {
-			f.Close()
+			f.Close() //nolint:errcheck // opened read-only: a failed close loses nothing
 			return nil, fmt.Errorf("reading the manager binary: %w", err)
 		}
 		pr, pw := io.Pipe()
 		go func() {
-			defer f.Close()
+			defer f.Close() //nolint:errcheck // opened read-only: a failed close loses nothing
 			tw := tar.NewWriter(pw)
 			hdr := &tar.Header{
 				Typeflag: tar.TypeReg,

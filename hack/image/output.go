@@ -134,7 +134,7 @@ func tarDir(dir, dest string, mtime time.Time) error {
 			if err != nil {
 				return err
 			}
-			defer f.Close()
+			defer f.Close() //nolint:errcheck // opened read-only: a failed close loses nothing
 			_, err = io.Copy(tw, f)
 			return err
 		})
@@ -158,7 +158,7 @@ func writeFileAtomic(dest string, write func(io.Writer) error) error {
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {
-		tmp.Close()
+		_ = tmp.Close() // the write failed: its error is the one to report
 		return fmt.Errorf("writing %s: %w", dest, err)
 	}
 	if err := tmp.Close(); err != nil {

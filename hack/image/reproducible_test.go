@@ -74,7 +74,7 @@ func TestTarball(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only: a failed close loses nothing
 	tr := tar.NewReader(f)
 	var names []string
 	for {

@@ -286,7 +286,6 @@ func TestDecideKeepsAcceptedPendingRanges(t *testing.T) {
 	checkPrefix(t, kept.Covering, "IPv4", "10.128.0.0/16")
 }
 
-
 func TestConfigHash(t *testing.T) {
 	if adapters.ConfigHash("a") == adapters.ConfigHash("b") {
 		t.Error("different contents hash the same")

@@ -54,4 +54,3 @@ func (in *Input) rejection(rs v1alpha1.RangeStatus, accepted []netip.Prefix, can
 	return text.Message(fmt.Sprintf("%s. Choose a range inside %s, or expand in place: add the range %s (with the nodeMaskSize of the ranges it contains), which contains the existing %s ranges (%s)",
 		head, wide, wide, family, base))
 }
-

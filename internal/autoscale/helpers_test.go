@@ -18,7 +18,6 @@ package autoscale
 
 import (
 	"net/netip"
-	"strconv"
 	"testing"
 	"time"
 
@@ -80,18 +79,6 @@ func (f *fixture) tracked(name, cidr string, phase v1alpha1.RangePhase, pool str
 // status returns the tracked entry named name, to edit it.
 func (f *fixture) status(name string) *v1alpha1.RangeStatus {
 	return f.in.Status.FindRange(name)
-}
-
-// nodes adds count nodes created age ago (with a /24 each when placed).
-func (f *fixture) nodes(prefix string, count int, age time.Duration, placed bool) *fixture {
-	for i := range count {
-		n := Node{Name: prefix + "-" + strconv.Itoa(i), Created: t0.Add(-age)}
-		if placed {
-			n.PodCIDRs = []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 99, byte(i / 256), byte(i % 256)}), 32)}
-		}
-		f.in.Nodes = append(f.in.Nodes, n)
-	}
-	return f
 }
 
 func (f *fixture) consumer(name string, required bool) *fixture {

@@ -133,7 +133,7 @@ func TestTakeover(t *testing.T) {
 	fields := func(entries []metav1.ManagedFieldsEntry) map[string]string {
 		out := map[string]string{}
 		for _, e := range entries {
-			out[e.Manager+"/"+string(e.Operation)+"/"+e.Subresource] = string(e.FieldsV1.Raw)
+			out[e.Manager+"/"+string(e.Operation)+"/"+e.Subresource] = e.FieldsV1.GetRawString()
 		}
 		return out
 	}

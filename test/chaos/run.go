@@ -92,7 +92,7 @@ type Injected struct {
 
 // Run runs one configuration against one operator binary and checks the
 // history it recorded.
-func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
+func Run(ctx context.Context, cfg Config, opts Options) (_ *Result, err error) {
 	cfg.Proxy.Seed = cfg.Seed
 	if err := os.RemoveAll(opts.WorkDir); err != nil {
 		return nil, fmt.Errorf("emptying %s: %w", opts.WorkDir, err)
@@ -101,7 +101,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer logFile.Close()
+	defer func() {
+		if cerr := logFile.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the harness log: %w", cerr)
+		}
+	}()
 	r := &run{cfg: cfg, opts: opts, plan: Schedule(cfg), skipped: map[Kind]int{}, wlog: &faultproxy.Log{}}
 	start := time.Now()
 	progress("%s: %s run, seed %d, work dir %s", opts.Label, cfg.Name, cfg.Seed, opts.WorkDir)

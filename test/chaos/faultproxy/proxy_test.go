@@ -236,7 +236,9 @@ func TestProxyCutsWatches(t *testing.T) {
 			if _, err := io.WriteString(w, `{"type":"BOOKMARK","object":{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":"1"}}}`+"\n"); err != nil {
 				return
 			}
-			http.NewResponseController(w).Flush()
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				return
+			}
 			select {
 			case <-r.Context().Done():
 				return
@@ -249,7 +251,11 @@ func TestProxyCutsWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	p.SetFaults(true)
 	url, err := p.Listen("operator-a.1")
 	if err != nil {

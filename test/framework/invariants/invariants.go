@@ -167,7 +167,7 @@ func (c *Checker) fieldManager() string {
 // when it last wrote them (zero if unknown).
 func AssignedBy(n *corev1.Node, manager string) (bool, time.Time) {
 	for _, mf := range n.ManagedFields {
-		if mf.Manager == manager && mf.FieldsV1 != nil && strings.Contains(string(mf.FieldsV1.Raw), `"f:podCIDRs"`) {
+		if mf.Manager == manager && mf.FieldsV1 != nil && strings.Contains(mf.FieldsV1.GetRawString(), `"f:podCIDRs"`) {
 			var at time.Time
 			if mf.Time != nil {
 				at = mf.Time.Time

@@ -121,7 +121,7 @@ func (a admin) applyServerSide(pn *v1alpha1.PodNetwork) {
 		a.run("apply", "--server-side", "--force-conflicts", "--field-manager=gitops", "-f", path)
 		return
 	}
-	Expect(k8sClient.Patch(suiteCtx, &unstructured.Unstructured{Object: u}, client.Apply, client.FieldOwner("gitops"), client.ForceOwnership)).To(Succeed())
+	Expect(k8sClient.Apply(suiteCtx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: u}), client.FieldOwner("gitops"), client.ForceOwnership)).To(Succeed())
 }
 
 // replace is `kubectl replace -f`: a PUT of the whole object.

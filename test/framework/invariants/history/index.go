@@ -118,16 +118,3 @@ func (x *prefixIndex[V]) overlapping(p netip.Prefix) []hit[V] {
 	}
 	return out
 }
-
-// all calls fn for every entry.
-func (x *prefixIndex[V]) all(fn func(netip.Prefix, V)) {
-	for f := range x.byLen {
-		for _, m := range x.byLen[f] {
-			for p, vs := range m {
-				for _, v := range vs {
-					fn(p, v)
-				}
-			}
-		}
-	}
-}

@@ -110,14 +110,6 @@ func (ls *leases) observe(o Observation, l *coordinationv1.Lease) bool {
 	return false
 }
 
-// holder returns the current holderIdentity ("" if none).
-func (ls *leases) holder() string {
-	if n := len(ls.tenures); n > 0 {
-		return ls.tenures[n-1].holder
-	}
-	return ""
-}
-
 // identities returns holderIdentity -> process: the given ones, plus those
 // derived from landed writes to the Lease whose RV shows the holder.
 func (ls *leases) identities(given map[string]string, writes []Write) map[string]string {
