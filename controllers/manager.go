@@ -25,6 +25,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -84,6 +85,20 @@ func podNamespace() (string, error) {
 // (internal/scheme, which the kubectl plugin shares).
 func Scheme() *runtime.Scheme { return scheme.Scheme() }
 
+// warnUnfenced logs a warning when leader election is off. The write fence
+// (fence.go) rests on the lease, so nothing then keeps a second process
+// from writing: a second replica, or the old pod of a rolling update, would
+// be a second allocator handing out the same blocks. The chart refuses
+// more than one replica without leader election, but a flag cannot know
+// how many processes run, so the operator says it at start.
+func warnUnfenced(log logr.Logger, opts Options) {
+	if opts.LeaderElect {
+		return
+	}
+	log.Info("WARNING: leader election is off (--leader-elect=false): nothing fences this process's writes, " +
+		"so it must be the only one running; a second replica would assign the same node podCIDRs")
+}
+
 // Run builds the manager, registers every controller and blocks until ctx is
 // done or the manager fails. Losing leadership ends Run with an error, so the
 // process exits and no former leader keeps writing.
@@ -120,6 +135,7 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		defer stop()
 		opts.NodeIPAM.FenceWrites = fenced
 	}
+	warnUnfenced(ctrl.Log.WithName("setup"), opts)
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)

@@ -104,7 +104,7 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress,
 		"Address Go's pprof endpoints (/debug/pprof/) bind to, for diagnosing CPU and memory; empty or \"0\" disables them.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect,
-		"Elect a leader through the Lease \""+LeaderElectionID+"\" so only one replica writes. Turn off only when a single replica runs.")
+		"Elect a leader through the Lease \""+LeaderElectionID+"\" so only one replica writes. Turn off only when a single replica runs: without it nothing fences the writes, and the operator logs a warning at start.")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", o.LeaderElectionNamespace,
 		"Namespace of the leader-election Lease; defaults to the pod's namespace in a cluster and is required outside one.")
 	fs.DurationVar(&o.LeaseDuration, "leader-election-lease-duration", o.LeaseDuration,

@@ -27,11 +27,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"podnetwork.io/operator/internal/adapters"
+	"podnetwork.io/operator/internal/nodeipam"
 )
 
 // checkChart returns what the chart's hand-written templates and values
 // lack, or hold in excess, for the adapters descs: each adapter's entry in
-// values.yaml with the descriptor's defaults, its schema entry, its four
+// values.yaml with the descriptor's defaults, its schema entry and its name
+// among the plugin names the schema refuses, its four
 // flags among the operator's args, its PodNetworkConsumer and its
 // namespaces among the adapters' RoleBindings. chartgen refuses to run
 // while any is missing, so the registry stays the one list of adapters.
@@ -137,7 +139,14 @@ func checkValues(text string, descs []adapters.Descriptor) ([]string, error) {
 	return problems, nil
 }
 
-// checkSchema checks that values.schema.json types each adapter's entry.
+// builtInConsumerRef is the schema definition listing the names a plugin
+// must not take.
+const builtInConsumerRef = "#/definitions/builtInConsumerName"
+
+// checkSchema checks that values.schema.json types each adapter's entry,
+// and that it refuses exactly the built-in consumers' names (NodeIPAM's and
+// each adapter's) as plugin names: a plugin named like one would get write
+// access to the operator's own acknowledgements.
 func checkSchema(text string, descs []adapters.Descriptor) ([]string, error) {
 	var schema struct {
 		Properties struct {
@@ -146,7 +155,23 @@ func checkSchema(text string, descs []adapters.Descriptor) ([]string, error) {
 					Ref string `json:"$ref"`
 				} `json:"properties"`
 			} `json:"adapters"`
+			Plugins struct {
+				Items struct {
+					Properties struct {
+						Name struct {
+							Not struct {
+								Ref string `json:"$ref"`
+							} `json:"not"`
+						} `json:"name"`
+					} `json:"properties"`
+				} `json:"items"`
+			} `json:"plugins"`
 		} `json:"properties"`
+		Definitions struct {
+			BuiltInConsumerName struct {
+				Enum []string `json:"enum"`
+			} `json:"builtInConsumerName"`
+		} `json:"definitions"`
 	}
 	if err := json.Unmarshal([]byte(text), &schema); err != nil {
 		return nil, fmt.Errorf("reading values.schema.json: %w", err)
@@ -156,6 +181,17 @@ func checkSchema(text string, descs []adapters.Descriptor) ([]string, error) {
 		if schema.Properties.Adapters.Properties[d.ValuesKey].Ref != "#/definitions/adapter" {
 			problems = append(problems, fmt.Sprintf(`values.schema.json: adapters.properties.%s needs {"$ref": "#/definitions/adapter"}`, d.ValuesKey))
 		}
+	}
+	if schema.Properties.Plugins.Items.Properties.Name.Not.Ref != builtInConsumerRef {
+		problems = append(problems, fmt.Sprintf(`values.schema.json: plugins.items.properties.name needs "not": {"$ref": %q}`, builtInConsumerRef))
+	}
+	want := []string{nodeipam.ConsumerName}
+	for _, d := range descs {
+		want = append(want, d.Name)
+	}
+	got := schema.Definitions.BuiltInConsumerName.Enum
+	if !slices.Equal(got, want) {
+		problems = append(problems, fmt.Sprintf("values.schema.json: definitions.builtInConsumerName.enum is %q, want %q (NodeIPAM's consumer, then the registry's adapters)", got, want))
 	}
 	return problems, nil
 }

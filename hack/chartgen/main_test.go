@@ -122,6 +122,7 @@ func TestAdaptersFromRegistry(t *testing.T) {
 	for _, place := range []string{
 		"values.yaml: adapters.exampleCNI is missing",
 		"values.schema.json: adapters.properties.exampleCNI",
+		`values.schema.json: definitions.builtInConsumerName.enum is ["node-ipam" "kube-proxy" "flannel"], want ["node-ipam" "kube-proxy" "flannel" "example-cni"]`,
 		`templates/_helpers.tpl: adapter example-cni needs "- --enable-example-cni-adapter={{ .Values.adapters.exampleCNI.enabled }}`,
 		`templates/_helpers.tpl: adapter example-cni needs "- --example-cni-daemonset={{ .Values.adapters.exampleCNI.daemonSet }}`,
 		"templates/consumers.yaml: adapter example-cni needs",
@@ -150,14 +151,36 @@ func TestAdaptersFromRegistry(t *testing.T) {
 	}
 }
 
-// TestChartExtraAdapter: a values entry no descriptor has is refused too.
+// TestChartExtraAdapter: a values entry no descriptor has is refused too,
+// and so is its name among the plugin names the schema refuses.
 func TestChartExtraAdapter(t *testing.T) {
 	all := registry.All()
 	problems, err := checkChart(chartDir, all[:1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(problems) != 1 || !strings.Contains(problems[0], "adapters."+all[1].ValuesKey+" is no adapter") {
+	if len(problems) != 2 || !strings.Contains(problems[0], "adapters."+all[1].ValuesKey+" is no adapter") ||
+		!strings.Contains(problems[1], "definitions.builtInConsumerName.enum is") {
+		t.Errorf("problems %q", problems)
+	}
+}
+
+// TestSchemaRefusesBuiltInConsumerNames: the schema must apply the list of
+// built-in consumer names to plugin names, not only define it.
+func TestSchemaRefusesBuiltInConsumerNames(t *testing.T) {
+	schema, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unused := strings.Replace(string(schema), `"not": {"$ref": "`+builtInConsumerRef+`"}`, `"not": {}`, 1)
+	if unused == string(schema) {
+		t.Fatal("values.schema.json does not refuse the built-in consumer names as plugin names")
+	}
+	problems, err := checkSchema(unused, registry.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0], "plugins.items.properties.name needs") {
 		t.Errorf("problems %q", problems)
 	}
 }

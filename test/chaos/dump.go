@@ -40,7 +40,7 @@ func dump(dir string, res *Result) error {
 		fmt.Fprintf(&b, "\n- %s at resourceVersion %d (%s, %s, stale %v): %s", v.Invariant, v.RV, v.Time.Format(time.RFC3339Nano), v.Process, v.StaleWrite, v.Message)
 	}
 	for _, w := range res.Report.Stale {
-		fmt.Fprintf(&b, "\n- stale write by %s at %s: %s %s/%s %s (code %d): %s", w.Process, w.Start.Format(time.RFC3339Nano), w.Verb, w.Resource, w.Subresource, w.Name, w.Code, w.Reason)
+		fmt.Fprintf(&b, "\n- stale write by %s at %s: %s %s/%s %s/%s (code %d, RV %d): %s", w.Process, w.Start.Format(time.RFC3339Nano), w.Verb, w.Resource, w.Subresource, w.Namespace, w.Name, w.Code, w.RV, w.Reason)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "history.md"), []byte(b.String()+"\n"), 0o644); err != nil { //nolint:gosec // a report
 		return fmt.Errorf("writing history.md: %w", err)

@@ -148,11 +148,16 @@ func faultName(f faultproxy.Fault) string {
 }
 
 // Problems returns what makes a run of the real operator fail: any
-// violation, a gap in the history, or no recovery.
+// violation, a write other than an Event sent without the lease among them
+// (history's no-write-without-lease), a gap in the history, or no recovery.
 func (r *Result) Problems() error {
 	var errs []error
 	if n := r.ViolationCount(); n > 0 {
-		errs = append(errs, fmt.Errorf("%d invariant violations: %s", n, strings.Join(r.Details(), "; ")))
+		what := fmt.Sprintf("%d invariant violations", n)
+		if stale := r.Violations()[history.InvWriteWithoutLease]; stale > 0 {
+			what += fmt.Sprintf(" (%d of them writes other than Events sent without the lease)", stale)
+		}
+		errs = append(errs, fmt.Errorf("%s: %s", what, strings.Join(r.Details(), "; ")))
 	}
 	if r.HistoryErr != nil {
 		errs = append(errs, r.HistoryErr)

@@ -78,10 +78,21 @@ func (r *Result) Violations() map[string]int {
 // maxDetails bounds the violations Details describes.
 const maxDetails = 20
 
-// Details describes the first violations.
+// Details describes the first violations: the writes sent without the
+// lease first, since each names the one write that broke the fence (and
+// sorts by its RV, so after many others when it landed), then the others in
+// RV order.
 func (r *Result) Details() []string {
+	vs := make([]history.Violation, 0, len(r.Report.Violations))
+	for _, first := range []bool{true, false} {
+		for _, v := range r.Report.Violations {
+			if (v.Invariant == history.InvWriteWithoutLease) == first {
+				vs = append(vs, v)
+			}
+		}
+	}
 	var out []string
-	for _, v := range r.Report.Violations[:min(len(r.Report.Violations), maxDetails)] {
+	for _, v := range vs[:min(len(vs), maxDetails)] {
 		d := fmt.Sprintf("%s at resourceVersion %d (%s): %s", v.Invariant, v.RV, v.Time.Format("15:04:05.000"), v.Message)
 		if v.Process != "" {
 			d += " [written by " + v.Process

@@ -114,7 +114,9 @@ func run() error {
 			return fmt.Errorf("%s: %w", label, err)
 		}
 		results = append(results, res)
-		if res.ViolationCount() == 0 {
+		// A stale write is no sign of the seeded bug (an early reuse of a
+		// freed block): only the other invariants' violations show it caught.
+		if res.ViolationCount()-res.Violations()[history.InvWriteWithoutLease] == 0 {
 			failures = append(failures, fmt.Errorf("%s: the checker found no violation in a run of an operator with a seeded bug", label))
 		}
 	}

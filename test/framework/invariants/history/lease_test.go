@@ -62,10 +62,73 @@ func TestStaleWrites(t *testing.T) {
 	if r.Counts[CountStaleWrites] != 3 || r.Counts[CountStaleLanded] != 2 {
 		t.Errorf("counts %v, want 3 stale writes, 2 landed", r.Counts)
 	}
-	if len(r.Violations) != 1 || r.Violations[0].Invariant != InvOverlap || r.Violations[0].RV != lateRV ||
-		r.Violations[0].Process != "op-0" || !r.Violations[0].StaleWrite {
-		t.Fatalf("violations %+v, want one no-overlap at RV %d by op-0, from a stale write", r.Violations, lateRV)
+	// The refused node write and the late one are violations on their own;
+	// the stale Event is not.
+	want := []struct {
+		inv string
+		rv  int64
+	}{{InvWriteWithoutLease, 0}, {InvOverlap, lateRV}, {InvWriteWithoutLease, lateRV}}
+	if len(r.Violations) != len(want) {
+		t.Fatalf("violations:\n%s want no-write-without-lease, then no-overlap and no-write-without-lease at RV %d", dump(r.Violations), lateRV)
 	}
+	for i, v := range r.Violations {
+		if v.Invariant != want[i].inv || v.RV != want[i].rv || v.Process != "op-0" || !v.StaleWrite {
+			t.Errorf("violation %d = %+v, want %s at RV %d by op-0, from a stale write", i, v, want[i].inv, want[i].rv)
+		}
+	}
+}
+
+// TestWriteWithoutLease: a run fails on any write other than an Event sent
+// without the lease, landed or not; stale Events are listed, not failed.
+func TestWriteWithoutLease(t *testing.T) {
+	t.Run("a node patch after the lease expired fails", func(t *testing.T) {
+		h := base()
+		h.node("n1", nil)
+		h.tick(20 * time.Second) // op-0 stopped renewing: its lease expired
+		rv := h.assign("n1", "10.0.0.0/24")
+		r := h.check(t, Options{})
+		if len(r.Violations) != 1 {
+			t.Fatalf("violations:\n%s want one no-write-without-lease", dump(r.Violations))
+		}
+		v := r.Violations[0]
+		if v.Invariant != InvWriteWithoutLease || v.RV != rv || v.Process != "op-0" || !v.StaleWrite {
+			t.Errorf("violation %+v, want no-write-without-lease at RV %d by op-0", v, rv)
+		}
+		for _, part := range []string{"op-0 sent patch nodes n1 without the lease", "landed at RV " + itoa(rv), "after its lease expired at 12:00:15."} {
+			if !strings.Contains(v.Message, part) {
+				t.Errorf("message %q lacks %q", v.Message, part)
+			}
+		}
+	})
+	t.Run("a status write refused by the apiserver fails too", func(t *testing.T) {
+		h := base()
+		h.tick(time.Second)
+		h.acquire("op-1_1", "op-1")
+		h.write("op-0", h.now, "podnetworks", 409)
+		r := h.check(t, Options{})
+		if len(r.Violations) != 1 || r.Violations[0].Invariant != InvWriteWithoutLease || r.Violations[0].RV != 0 ||
+			!strings.Contains(r.Violations[0].Message, "sent create podnetworks x without the lease (answered 409)") ||
+			!strings.Contains(r.Violations[0].Message, "while op-1 (op-1_1) held the lease") {
+			t.Fatalf("violations:\n%s want one no-write-without-lease for op-0's refused write", dump(r.Violations))
+		}
+	})
+	t.Run("only Events without the lease pass", func(t *testing.T) {
+		h := base()
+		h.node("n1", nil)
+		h.assign("n1", "10.0.0.0/24") // op-0, holding the lease
+		h.tick(20 * time.Second)
+		h.write("op-0", h.now, "events", 201) // its lease expired
+		h.tick(time.Second)
+		h.acquire("op-1_1", "op-1")
+		h.write("op-0", h.now.Add(time.Second), "events", 201) // op-1 holds it
+		r := h.check(t, Options{})
+		if len(r.Violations) != 0 {
+			t.Fatalf("stale Events failed the history:\n%s", dump(r.Violations))
+		}
+		if len(r.Stale) != 2 || r.Counts[CountStaleWrites] != 2 {
+			t.Fatalf("stale %+v: want both Events still listed as stale writes", r.Stale)
+		}
+	})
 }
 
 func TestStaleWritesIdentities(t *testing.T) {

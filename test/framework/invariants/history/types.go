@@ -95,9 +95,11 @@ type Violation struct {
 	// Invariant is one of the Inv* names.
 	Invariant string
 	// RV is the resourceVersion of the observation that shows the breach
-	// (for a liveness breach, the last observation of the object judged).
+	// (for a liveness breach, the last observation of the object judged;
+	// for no-write-without-lease, the write's RV if it landed, else 0).
 	RV int64
-	// Time is that observation's Time.
+	// Time is that observation's Time (for no-write-without-lease, when the
+	// write was sent).
 	Time time.Time
 	// Message says what happened, in words.
 	Message string
@@ -145,12 +147,16 @@ const (
 	InvRecycleDelay     = "recycle-delay"
 	InvLivenessNodes    = "liveness-nodes"
 	InvLivenessReady    = "liveness-ready"
+	// InvWriteWithoutLease is a write other than an Event that a process
+	// sent, or that landed, without the lease (a Report.StaleWrites entry).
+	InvWriteWithoutLease = "no-write-without-lease"
 )
 
 // Invariants lists every invariant Check judges, in Table order.
 var Invariants = []string{
 	InvShape, InvOverlap, InvInsideActive, InvDeletingNode, InvActivationAcked,
 	InvReleaseNoHolders, InvPurgeAcked, InvRecycleDelay, InvLivenessNodes, InvLivenessReady,
+	InvWriteWithoutLease,
 }
 
 // Count keys of Report.Counts.

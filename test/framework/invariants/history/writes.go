@@ -17,6 +17,7 @@ limitations under the License.
 package history
 
 import (
+	"fmt"
 	"slices"
 )
 
@@ -64,5 +65,52 @@ func (c *checker) judgeWrites(writes []Write) {
 				c.staleByRV[w.RV] = true
 			}
 		}
+		if !exemptFromLease(w) {
+			c.violations = append(c.violations, staleViolation(w, reason))
+		}
+	}
+}
+
+// exemptFromLease reports whether w may be sent without the lease: Events
+// only. The operator's fence does not hold them back (docs/reliability.md):
+// an Event describes what a process did or saw and decides nothing, no
+// controller reads them, and a woken leader's event broadcaster flushing
+// its queue after the lease is gone cannot hand out a block or move a
+// range. Every other write can, so the fence must have refused it.
+func exemptFromLease(w *Write) bool {
+	return w.Resource == "events"
+}
+
+// staleViolation is the no-write-without-lease violation of the stale
+// write w, with everything needed to find it in the proxy's log.
+func staleViolation(w *Write, reason string) Violation {
+	what := w.Resource
+	if w.Subresource != "" {
+		what += "/" + w.Subresource
+	}
+	if w.Namespace != "" {
+		what += " " + w.Namespace + "/" + w.Name
+	} else {
+		what += " " + w.Name
+	}
+	var outcome string
+	switch {
+	case w.Landed() && w.RV > 0:
+		outcome = fmt.Sprintf("answered %d, landed at RV %d", w.Code, w.RV)
+	case w.Landed():
+		outcome = fmt.Sprintf("answered %d", w.Code)
+	case w.Code == 0:
+		outcome = "no answer from the apiserver"
+	default:
+		outcome = fmt.Sprintf("answered %d", w.Code)
+	}
+	var rv int64
+	if w.Landed() {
+		rv = w.RV
+	}
+	return Violation{
+		Invariant: InvWriteWithoutLease, RV: rv, Time: w.Start,
+		Message: fmt.Sprintf("%s sent %s %s without the lease (%s): %s", w.Process, w.Verb, what, outcome, reason),
+		Process: w.Process, StaleWrite: true,
 	}
 }
