@@ -19,34 +19,11 @@ package adapters
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"podnetwork.io/operator/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./controllers/adapters -update to write it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (run with -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
-}
 
 // TestFlagsGolden pins the adapters' flags (names, defaults, usage), which
 // come from the registry's descriptors.
@@ -58,4 +35,10 @@ func TestFlagsGolden(t *testing.T) {
 	fs.SetOutput(&out)
 	fs.PrintDefaults()
 	golden(t, "flags.golden", out.Bytes())
+}
+
+// golden compares got with testdata/name (goldenfile.Compare).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Compare(t, filepath.Join("testdata", name), got)
 }

@@ -109,8 +109,9 @@ func (r *rebuilder) Start(ctx context.Context) error {
 // (addNodes: the cache once it caught up with that read, else a paginated
 // LIST; a cache that may not show the last writes of the previous leader
 // yet is never used), restores the persisted quarantine, quarantines the recorded blocks no node
-// holds and the quarantine does not list, claims the issued-block record
-// (extended to every held block) and opens the gate.
+// holds from the rebuild unless the quarantine lists them with a time that
+// proves they stayed free (nodeipamcore.ListedTrustedSince), claims the
+// issued-block record (extended to every held block) and opens the gate.
 //
 // The ranges come from the cached PodNetwork, as every later sync does, so
 // the phases NodeIPAM applies never go back in time; the quarantine comes

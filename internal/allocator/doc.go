@@ -78,9 +78,11 @@ limitations under the License.
 // Quarantine exports the remembered freed blocks so the controller can store
 // them in the API, and RestoreQuarantine reloads them after a restart.
 // QuarantineUnheld quarantines every unallocated block of a set of prefixes
-// (the controller's record of every block it ever handed out) that is not
-// remembered already: after a restart, a block freed while no leader ran, or
-// whose quarantine was never persisted, waits a full delay from then.
+// (the controller's record of every block it ever handed out) from a given
+// time, except the blocks remembered already as freed since a time the
+// caller trusts: after a restart, a block freed while no leader ran, whose
+// quarantine was never persisted, or whose persisted time is too old to
+// prove it stayed free since, waits a full delay from then.
 //
 // A block is never forgotten while its recycle delay runs, however many
 // blocks are released within one delay: forgetting one would make it

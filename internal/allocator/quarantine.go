@@ -95,13 +95,17 @@ func (a *Allocator) restoreLocked(entries []QuarantineEntry) {
 }
 
 // QuarantineUnheld remembers as freed at at every block that overlaps one of
-// prefixes, lies in a range, is not allocated and is not remembered already
-// (a remembered block keeps its time), and returns how many it added. The
-// start-up rebuild calls it with the issued-block record: a block NodeIPAM
-// once handed out that no node holds now may have been freed moments before
-// the restart, or while no leader ran. Then the MaxQuarantine bound applies
-// at at.
-func (a *Allocator) QuarantineUnheld(prefixes []netip.Prefix, at time.Time) int {
+// prefixes, lies in a range and is not allocated, and returns how many it
+// quarantined from at. A block remembered already keeps its time if that is
+// keepSince or later, and is moved to at otherwise (the later of the two:
+// at is never earlier than a time the rebuild restored). The start-up
+// rebuild calls it with the issued-block record: a block NodeIPAM once
+// handed out that no node holds now may have been freed moments before the
+// restart, or while no leader ran, even if status.quarantine lists it with
+// an older time that no longer proves it stayed free (the caller decides
+// which times do, with keepSince; the zero time keeps every remembered
+// time). Then the MaxQuarantine bound applies at at.
+func (a *Allocator) QuarantineUnheld(prefixes []netip.Prefix, at, keepSince time.Time) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	at = at.Round(0)
@@ -111,7 +115,7 @@ func (a *Allocator) QuarantineUnheld(prefixes []netip.Prefix, at time.Time) int 
 			continue
 		}
 		a.eachUnallocated(pfx, func(b netip.Prefix) {
-			if _, ok := a.freed[b]; !ok {
+			if old, ok := a.freed[b]; !ok || (old.Before(keepSince) && old.Before(at)) {
 				a.freeBlockLocked(b, at)
 				added++
 			}

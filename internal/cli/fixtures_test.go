@@ -17,8 +17,6 @@ limitations under the License.
 package cli_test
 
 import (
-	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,9 +31,8 @@ import (
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
 	"podnetwork.io/operator/internal/cli"
+	"podnetwork.io/operator/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // t0 is when the fixtures' story begins; now is when the plugin looks.
 var (
@@ -44,25 +41,6 @@ var (
 )
 
 func at(d time.Duration) *metav1.Time { return ptr.To(metav1.NewTime(t0.Add(d))) }
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli -update to write it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (run with -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
-}
 
 func node(name, created string, podCIDRs ...string) corev1.Node {
 	d, _ := time.ParseDuration(created)
@@ -183,4 +161,10 @@ func transition(t *testing.T) *cli.Cluster {
 	}
 	c.Nodes[3].Labels = map[string]string{"pool": "gpu"}
 	return c
+}
+
+// golden compares got with testdata/name (goldenfile.Compare).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Compare(t, filepath.Join("testdata", name), got)
 }

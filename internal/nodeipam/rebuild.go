@@ -116,13 +116,16 @@ func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork, now time.Time) {
 }
 
 // ApplyRecord quarantines, freed at now, every block of the issued-block
-// record (data, as read from the API server) that no node holds and that is
-// not quarantined already: it may have been freed just before the restart,
-// before status.quarantine listed it, or while no leader ran. Call it after
-// every AddNode and RestoreQuarantine, so blocks status.quarantine lists
-// keep their time. It then extends the record to every block nodes hold,
-// which ClaimRecord returns. A record with lines that do not parse is taken
-// to cover every tracked range, and the error is returned for the log.
+// record (data, as read from the API server) that no node holds: it may
+// have been freed just before the restart, before status.quarantine listed
+// it, or while no leader ran. A block status.quarantine lists keeps its
+// listed time only while that time proves no node held the block since
+// (ListedTrustedSince); an older listing may be stale, the block handed out
+// again and freed after the status was written (issue #31). Call it after
+// every AddNode and RestoreQuarantine. It then extends the record to every
+// block nodes hold, which ClaimRecord returns. A record with lines that do
+// not parse is taken to cover every tracked range, and the error is
+// returned for the log.
 func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
 	set, err := DecodeRecord(data)
 	c := newChunker(r.cfg.Ranges)
@@ -132,7 +135,7 @@ func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
 		b.AddSet(c.ranges)
 		set, _ = b.IPSet()
 	}
-	r.fromRecord = r.alloc.QuarantineUnheld(set.Prefixes(), now)
+	r.fromRecord = r.alloc.QuarantineUnheld(set.Prefixes(), now, ListedTrustedSince(now, r.cfg.RecycleDelay))
 	held := make([]netip.Prefix, len(r.holdings))
 	for i, h := range r.holdings {
 		held[i] = h.Prefix
@@ -142,6 +145,39 @@ func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
 	rec.want = c.cover(set, held)
 	r.record = &rec
 	return err
+}
+
+// statusResolution is how much earlier than its listed freedAt a block may
+// have been freed: QuarantineStatus rounds freedAt up to the second the API
+// stores.
+const statusResolution = time.Second
+
+// ListedTrustedSince returns the oldest freedAt of status.quarantine that a
+// rebuild at now keeps for a block of the issued-block record that no node
+// holds: such a block listed as freed at freedAt >= ListedTrustedSince has
+// certainly stayed free since, and its quarantine runs from freedAt; one
+// listed earlier, or not listed, is quarantined from now.
+//
+// Why: the writer of the status remembered the block as freed at some
+// m > freedAt - statusResolution (freedAt is m rounded up), and under Wait
+// no leader hands a block out before its delay has passed since the time
+// it remembers: the writer not before m + delay, a later leader that kept
+// the listed time not before freedAt + delay, one that quarantined it from
+// its own rebuild later still. So while now <= freedAt - statusResolution
+// + delay, no node can have held the block since m, and freedAt bounds its
+// real free time. After that, a node may have got it and been deleted
+// before the next status write (the status is written at most once per
+// interval, and not at all by a killed leader or during downtime): nothing
+// in the API says when, and a full delay from the rebuild is the only safe
+// bound. A listed block still in its delay thus waits exactly as long as
+// before the restart, never longer.
+//
+// The rule takes the recycle delay in force at the rebuild to have been in
+// force since freedAt, and the status writer's clock to agree with this
+// one's; a delay raised, or ReuseOldest switched to Wait, within one delay
+// before a restart is not covered.
+func ListedTrustedSince(now time.Time, delay time.Duration) time.Time {
+	return now.Add(statusResolution - delay)
 }
 
 // ClaimRecord returns what the new leader stores as the record before it

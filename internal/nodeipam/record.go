@@ -36,9 +36,12 @@ import (
 // its recycle delay. status.quarantine is written at most once per status
 // interval and lists at most 4096 blocks; the record closes the gaps it
 // leaves. It is written before a block outside it is handed out, so after a
-// restart every block in it that no node holds and status.quarantine does
-// not list may have been freed moments ago, or while no leader ran: the
-// rebuild quarantines it from then (Rebuild.ApplyRecord).
+// restart every block in it that no node holds may have been freed moments
+// ago, or while no leader ran, unless status.quarantine lists it with a
+// time recent enough to prove nobody got it since (ListedTrustedSince): the
+// rebuild quarantines it from then (Rebuild.ApplyRecord). A block outside
+// the record has not been handed out since the record dropped it, free past
+// its delay.
 //
 // The record is a set of addresses, not of blocks of named ranges: a range
 // renamed, expanded into a supernet, or removed and added again with another

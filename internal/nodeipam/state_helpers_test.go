@@ -58,19 +58,26 @@ func openState(t *testing.T, pn *v1alpha1.PodNetwork, listed ...*slimnode.Node) 
 // read (its data, nil when there is none).
 func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*slimnode.Node) *stateFixture {
 	t.Helper()
-	f := &stateFixture{t: t, clock: clocktesting.NewFakeClock(t0)}
+	return openStateAt(t, t0, pn, record, listed...)
+}
+
+// openStateAt is openStateWithRecord with a rebuild at now, in the order
+// controllers/nodeipam/rebuild.go follows: nodes, status.quarantine, record.
+func openStateAt(t *testing.T, now time.Time, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*slimnode.Node) *stateFixture {
+	t.Helper()
+	f := &stateFixture{t: t, clock: clocktesting.NewFakeClock(now)}
 	f.state = NewState(f.clock, NewBackoff(time.Minute, 10*time.Minute, f.clock), v1alpha1.IPv4)
 	r, err := NewRebuild(pn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.RestoreQuarantine(pn, t0)
 	for _, n := range listed {
 		if err := r.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := r.ApplyRecord(record, t0); err != nil {
+	r.RestoreQuarantine(pn, now)
+	if err := r.ApplyRecord(record, now); err != nil {
 		t.Fatal(err)
 	}
 	r.RecordClaimed()

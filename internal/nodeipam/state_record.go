@@ -191,7 +191,9 @@ func (s *State) rangesChangedLocked(now time.Time) {
 	b.RemoveSet(before)
 	b.Intersect(s.record.want)
 	if added, _ := b.IPSet(); len(added.Prefixes()) > 0 {
-		s.alloc.QuarantineUnheld(added.Prefixes(), now)
+		// The times remembered here are this leader's own, not read back
+		// from a status that may be stale: they stay.
+		s.alloc.QuarantineUnheld(added.Prefixes(), now, time.Time{})
 	}
 	s.trimLocked(now)
 }

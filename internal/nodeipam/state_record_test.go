@@ -161,12 +161,54 @@ func TestRebuildQuarantinesFromRecord(t *testing.T) {
 		wantRecordErr bool
 	}{
 		{
-			name:        "unheld recorded blocks are quarantined from the rebuild; listed ones keep their time",
+			name:        "unheld recorded blocks are quarantined from the rebuild; listed ones in their delay keep their time",
 			record:      recorded,
 			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.64/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-30 * time.Second)))}},
 			want:        map[string]time.Time{"10.0.0.64/26": t0.Add(-30 * time.Second), "10.0.0.128/26": t0, "10.0.0.192/26": t0},
 			wantFromRec: 2,
 			wantClaim:   []string{"10.0.0.0/24"},
+		},
+		{
+			// Issue #31: the listing may be stale; a node may have got the
+			// block since its delay ended and been deleted before the next
+			// status write.
+			name:        "a recorded block listed with a delay that ended is quarantined from the rebuild",
+			record:      recorded,
+			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.64/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-61 * time.Second)))}},
+			want:        map[string]time.Time{"10.0.0.64/26": t0, "10.0.0.128/26": t0, "10.0.0.192/26": t0},
+			wantFromRec: 3,
+			wantClaim:   []string{"10.0.0.0/24"},
+		},
+		{
+			// The writer remembered it freed after t0-60s (freedAt is rounded
+			// up to the second), so no leader could hand it out before t0.
+			name:        "a listing whose delay, less the second of rounding, ends at the rebuild keeps its time",
+			record:      recorded,
+			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.64/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-59 * time.Second)))}},
+			want:        map[string]time.Time{"10.0.0.64/26": t0.Add(-59 * time.Second), "10.0.0.128/26": t0, "10.0.0.192/26": t0},
+			wantFromRec: 2,
+			wantClaim:   []string{"10.0.0.0/24"},
+		},
+		{
+			// Remembered freed as early as t0-61s: a leader may have handed
+			// it out at t0-1s.
+			name:        "a listing one second older is quarantined from the rebuild",
+			record:      recorded,
+			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.64/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-60 * time.Second)))}},
+			want:        map[string]time.Time{"10.0.0.64/26": t0, "10.0.0.128/26": t0, "10.0.0.192/26": t0},
+			wantFromRec: 3,
+			wantClaim:   []string{"10.0.0.0/24"},
+		},
+		{
+			// The record is written before a block outside it goes to a node:
+			// nobody got this one since the record dropped it, free past its
+			// delay.
+			name:        "a listed block the record does not have keeps its time, even past its delay",
+			record:      map[string]string{RecordKeyIPv4: "10.0.0.0/25\n"},
+			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.128/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-2 * time.Hour)))}},
+			want:        map[string]time.Time{"10.0.0.64/26": t0, "10.0.0.128/26": t0.Add(-2 * time.Hour)},
+			wantFromRec: 1,
+			wantClaim:   []string{"10.0.0.0/25"},
 		},
 		{
 			name:      "first start without a record: nothing is known, the claim covers what nodes hold",

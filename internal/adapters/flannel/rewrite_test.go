@@ -18,16 +18,14 @@ package flannel_test
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"podnetwork.io/operator/internal/adapters/flannel"
+	"podnetwork.io/operator/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestSetNetworksGolden rewrites the managed keys of real-world
 // net-conf.json files and compares the result with testdata/<name>.golden;
@@ -122,19 +120,8 @@ func read(t *testing.T, file string) string {
 	return string(b)
 }
 
+// golden compares got with the file at path (goldenfile.Compare).
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("result differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Compare(t, path, []byte(got))
 }

@@ -17,16 +17,14 @@ limitations under the License.
 package kubeproxy_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
+	"podnetwork.io/operator/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestSetClusterCIDRGolden rewrites clusterCIDR in real-world configuration
 // files and compares the result with testdata/<name>.golden: exactly one
@@ -130,23 +128,6 @@ func read(t *testing.T, file string) string {
 	return string(b)
 }
 
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("result differs from %s:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 // diffLines counts the lines of b that are not in a (a line-set diff is
 // enough for one-field edits).
 func diffLines(a, b string) int {
@@ -163,4 +144,10 @@ func diffLines(a, b string) int {
 		n++
 	}
 	return n
+}
+
+// golden compares got with the file at path (goldenfile.Compare).
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	goldenfile.Compare(t, path, []byte(got))
 }

@@ -21,7 +21,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,33 +33,10 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/adapters/adapterstest"
 	"podnetwork.io/operator/internal/adapters/registry"
+	"podnetwork.io/operator/internal/goldenfile"
 	"podnetwork.io/operator/internal/nodeipam"
 	"podnetwork.io/operator/internal/scheme"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cli/app -update to write it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (run with -update to accept):\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
-}
 
 // TestHelpGolden pins the plugin's usage and flags; the adapters' flags
 // come from the registry's descriptors.
@@ -129,4 +105,10 @@ func TestAdaptersFromRegistry(t *testing.T) {
 		cluster.Adapters[0].ConfigMap != "other/config[config.json]" || cluster.Adapters[0].Plan == nil {
 		t.Errorf("adapters read: %+v", cluster.Adapters)
 	}
+}
+
+// golden compares got with testdata/name (goldenfile.Compare).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	goldenfile.Compare(t, filepath.Join("testdata", name), got)
 }

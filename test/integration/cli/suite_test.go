@@ -22,20 +22,16 @@ package cli_test
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
 	"podnetwork.io/operator/internal/cli/app"
+	"podnetwork.io/operator/internal/goldenfile"
 	"podnetwork.io/operator/test/framework"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	suite     = framework.NewSuite("kubectl-podnetwork Suite", framework.ControlPlaneOptions{})
@@ -55,15 +51,8 @@ func run(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name (goldenfile.Compare).
 func golden(name, got string) {
 	GinkgoHelper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		Expect(os.WriteFile(path, []byte(got), 0o644)).To(Succeed())
-		return
-	}
-	want, err := os.ReadFile(path)
-	Expect(err).NotTo(HaveOccurred(), "run go test ./test/integration/cli -update to write it")
-	Expect(got).To(Equal(string(want)), "%s differs (run with -update to accept)", path)
+	goldenfile.Compare(GinkgoT(), filepath.Join("testdata", name), []byte(got))
 }

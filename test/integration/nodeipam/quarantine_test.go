@@ -108,6 +108,55 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		expectInvariants(history)
 	})
 
+	// Issue #31, point 1: status.quarantine lists a block that is handed out
+	// again once its delay has passed and freed again before the next status
+	// write; the leader is killed. The new leader must not trust the stale
+	// freedAt: the block waits a full delay from the rebuild.
+	It("quarantines from the rebuild a block reused and freed again after status.quarantine listed it, then killed", func() {
+		history := recordRanges()
+		clk := clocktesting.NewFakeClock(time.Now().Truncate(time.Second))
+		op := startOperator(withClock(clk))
+		createPodNetwork(8, pn.WhenExhaustedWait, framework.Range("q", "10.253.0.0/28").NodeMaskSize(30).Obj()) // 4 blocks
+		names := k8sClient.CreateNodes("stale", 4)
+		Eventually(allHavePodCIDRs(names)).Should(BeEmpty())
+		Eventually(k8sClient.Usage).WithArguments("q").Should(Equal(pn.NewRangeUsage(4, 4, 0, 0)))
+		Expect(op.Stop()).To(Succeed())
+
+		// The next operator writes its status once, at the first change,
+		// and never again: a status interval longer than the spec.
+		op = startOperator(withClock(clk), withoutStatusWrites)
+		freedAt := clk.Now()
+		x := podCIDRsOf(names[0])()[0]
+		deleteNode(names[0])
+		Eventually(quarantined).Should(Equal([]string{x}))
+		Expect(k8sClient.GetPodNetwork().Status.Quarantine[0].FreedAt.Time).To(BeTemporally("==", freedAt))
+
+		// Past its delay, B gets X; B is deleted, and the operator killed.
+		clk.Step(9 * time.Second)
+		Expect(k8sClient.Create(suiteCtx, framework.Node("stale-b").Obj())).To(Succeed())
+		Eventually(podCIDRsOf("stale-b")).Should(Equal([]string{x}))
+		deleteNode("stale-b")
+		Eventually(gone("stale-b")).Should(BeTrue())
+		op.kill()
+		Expect(quarantined()).To(Equal([]string{x}), "the status still lists X as freed before B got it")
+
+		// One second later a new leader starts: C waits a full delay.
+		clk.Step(time.Second)
+		startOperator(withClock(clk))
+		Expect(k8sClient.Create(suiteCtx, framework.Node("stale-c").Obj())).To(Succeed())
+		Eventually(func() []string {
+			if got := podCIDRsOf("stale-c")(); len(got) > 0 {
+				StopTrying(fmt.Sprintf("C got %v within the delay since B's deletion", got)).Now()
+			}
+			return cidrNotAvailable(uidOf("stale-c"))()
+		}).Should(ConsistOf(ContainSubstring("NodeIPAM retries in 8s, when the first quarantined block becomes reusable")))
+		Expect(podCIDRsOf("stale-c")()).To(BeEmpty())
+		clk.Step(9 * time.Second)
+		touchNode("stale-c")
+		Eventually(podCIDRsOf("stale-c")).Should(Equal([]string{x}))
+		expectInvariants(history)
+	})
+
 	It("reuses no block early when more nodes than status.quarantine lists are deleted within one delay, across a kill", func() {
 		const n = nodeipamcore.MaxStatusQuarantine + 4
 		history := recordRanges()
