@@ -159,7 +159,7 @@ func loggedRebuild(logPath string) (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only: a failed close loses nothing
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {

@@ -390,7 +390,7 @@ func fileSHA256(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only: a failed close loses nothing
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("hashing %s: %w", path, err)
