@@ -17,6 +17,9 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,4 +165,36 @@ func inNestedModule(root, dir string) bool {
 		}
 	}
 	return false
+}
+
+// maxTrackedFile is the largest file the repository tracks outside
+// docs/performance/data, where benchmark results and profiles live.
+const maxTrackedFile = 1 << 20
+
+// TestRepositoryHoldsNoBinaries keeps build outputs out of git: no tracked
+// file holds a NUL byte (the mark of a binary; gzipped profiles under
+// docs/performance/data are the exception) or is over 1 MiB.
+func TestRepositoryHoldsNoBinaries(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("skipped: not a git checkout (git ls-files: %v)", err)
+	}
+	for _, path := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if strings.HasPrefix(path, "docs/performance/data/") {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the working tree, not yet committed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > maxTrackedFile {
+			t.Errorf("%s is %d bytes; keep files over 1 MiB out of git (benchmark data goes to docs/performance/data)", path, len(data))
+		}
+		if bytes.IndexByte(data, 0) >= 0 {
+			t.Errorf("%s looks binary (it holds a NUL byte); build outputs belong in bin/, which git ignores", path)
+		}
+	}
 }
