@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -47,6 +48,16 @@ import (
 // ranges[].usage and quarantine, which NodeIPAM owns.
 const FieldManager = statusedit.LifecycleManager
 
+// staleRetryAfter is when a reconcile whose status write conflicted runs
+// again, if nothing triggers it sooner. A conflict says the cache is behind
+// the apiserver (it has not yet seen this controller's own previous write,
+// or NodeIPAM's report), so the watch event of the newer version is on its
+// way and normally reconciles within milliseconds; this is the safety net.
+// A fixed delay, not the rate limiter's backoff: Result.Requeue is
+// deprecated, and returning the conflict as an error would log an expected
+// race at error level and count it in controller_runtime_reconcile_errors_total.
+const staleRetryAfter = time.Second
+
 // Reconciler moves every range of PodNetwork "default" through
 // Pending → Active → Draining → Released as the consumers acknowledge each
 // phase. It reads the PodNetwork, the consumers, the nodes and the
@@ -55,11 +66,7 @@ const FieldManager = statusedit.LifecycleManager
 type Reconciler struct {
 	Client client.Client
 	// Cache holds the nodes, read without copying them (watches.CachedNodes).
-	Cache cache.Cache
-	// Reader reads the PodNetwork from the API server when the status
-	// fields other clients set are taken back, since the write just made
-	// changed its managedFields.
-	Reader     client.Reader
+	Cache      cache.Cache
 	Recorder   events.EventRecorder
 	StallAfter time.Duration
 	// Clock defaults to the real clock; tests inject a fake one.
@@ -100,17 +107,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	out := lifecyclecore.Compute(in)
 
-	if err := r.writeStatus(ctx, pn, &out); err != nil {
-		return reconcile.Result{}, err
+	written, err := r.writeStatus(ctx, pn, &out)
+	if err != nil {
+		return r.retryIfStale(ctx, pn, err)
 	}
-	r.Metrics.ObserveTransitions(pn.Status.Ranges, out.Ranges, consumers)
+	// The status now shows what out decided, computed from the version the
+	// apiserver still had: count and announce it, once.
+	r.Metrics.ObserveTransitions(out.Transitions, consumers)
 	r.emit(pn, out.Events)
-	if statusedit.HasOthers(pn.ManagedFields) {
+	if statusedit.HasOthers(written.ManagedFields) {
 		// Compute has dealt with what other clients set; hand the fields
 		// back, so the operator's next applies set or drop them, and the
 		// edit is not reported again.
-		if err := r.takeBack(ctx, pn.Name, &out); err != nil {
-			return reconcile.Result{}, err
+		if err := r.takeBack(ctx, written, &out); err != nil {
+			return r.retryIfStale(ctx, pn, err)
 		}
 	}
 	if err := r.labelConsumers(ctx, consumers, out.Consumers); err != nil {
@@ -125,6 +135,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		ctrl.LoggerFrom(ctx).Info("every range released; PodNetwork may be deleted")
 	}
 	return reconcile.Result{RequeueAfter: out.RequeueAfter}, nil
+}
+
+// retryIfStale returns err, unless it is a Conflict: the PodNetwork changed
+// since pn was read, so what was computed from pn is dropped, unannounced,
+// and computed again from a newer read (see staleRetryAfter). That is an
+// expected race, visible at debug level, not an error.
+func (r *Reconciler) retryIfStale(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, err error) (reconcile.Result, error) {
+	if !apierrors.IsConflict(err) {
+		return reconcile.Result{}, err
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("PodNetwork changed since it was read; computing its status again",
+		"readResourceVersion", pn.ResourceVersion, "conflict", err.Error())
+	return reconcile.Result{RequeueAfter: staleRetryAfter}, nil
 }
 
 // readInput lists everything lifecyclecore.Compute needs.
@@ -159,7 +182,8 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 }
 
 // emit records the events Compute asked for, after the status write
-// succeeded, so an event never announces a state the API does not show.
+// succeeded, so an event never announces a state the API does not show, nor
+// one computed from a read the apiserver had moved past.
 //
 // The events.k8s.io recorder folds events with the same regarding object,
 // related object, reason and action into one series and keeps the first
@@ -167,10 +191,12 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 // path naming that range, and one about a consumer is related to it: two
 // ranges activated together are two events, not one with a count of 2.
 // The regarding reference also carries the resourceVersion the change was
-// computed from: Compute emits an event only when something changed (a new
-// rejection message, a new problem), every such change is a status write,
-// so no two emitting reconciles read the same version, and a changed note
-// is a new event instead of a higher count on the old note.
+// computed from, which the status write that carried it was conditional on:
+// Compute derives events only from changes (a transition, a new rejection
+// message, a new problem), every such change is a successful status write
+// from that version, so no two emitting reconciles read the same version,
+// and a changed note is a new event instead of a higher count on the old
+// note.
 func (r *Reconciler) emit(pn *podnetworkv1alpha1.PodNetwork, evs []lifecyclecore.Event) {
 	if r.Recorder == nil {
 		return

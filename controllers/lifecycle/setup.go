@@ -32,7 +32,6 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	if err := (&Reconciler{
 		Client:     mgr.GetClient(),
 		Cache:      mgr.GetCache(),
-		Reader:     mgr.GetAPIReader(),
 		Recorder:   mgr.GetEventRecorder(eventSource),
 		StallAfter: opts.StallAfter,
 		Metrics:    m,

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -33,30 +34,43 @@ import (
 	"podnetwork.io/operator/internal/statusedit"
 )
 
-// writeStatus applies the lifecycle's part of the PodNetwork status in one
-// server-side apply, and only when it changed. The fields NodeIPAM owns
-// (v1alpha1.OwnedStatus) are left out, so the two writers never overwrite
-// each other.
-func (r *Reconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecyclecore.Output) error {
+// writeStatus applies the lifecycle's part of the status out computes from
+// pn in one server-side apply that carries pn's resourceVersion, so the
+// apiserver refuses it with a Conflict if the PodNetwork changed since the
+// version the decision was computed from (a cache that has not yet seen
+// this controller's own previous write computes that write's transitions
+// again). It returns the PodNetwork after the write. The fields NodeIPAM
+// owns (v1alpha1.OwnedStatus) are left out, so the two writers never
+// overwrite each other.
+//
+// It applies when that part changed, and also when out has transitions or
+// events to announce although it did not change (a StatusEdited event about
+// a field the lifecycle does not own): that apply changes nothing, but it
+// succeeds only if pn is still current, so nothing is announced from a
+// stale read.
+func (r *Reconciler) writeStatus(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecyclecore.Output) (*podnetworkv1alpha1.PodNetwork, error) {
 	want := r.desired(pn, out)
-	if equality.Semantic.DeepEqual(owned(&pn.Status), want) {
-		return nil
+	if equality.Semantic.DeepEqual(owned(&pn.Status), want) && len(out.Transitions) == 0 && len(out.Events) == 0 {
+		return pn, nil
 	}
-	err := r.apply(ctx, pn.Name, want)
+	written, err := r.apply(ctx, pn.Name, pn.ResourceVersion, want)
 	if apierrors.IsInvalid(err) {
 		// A purged range whose fields another manager still owns (NodeIPAM's
 		// usage, or a field another client set) would survive the apply as
 		// an entry without cidr or phase, which the schema refuses. NodeIPAM
 		// drops usage before it acknowledges Released, so this only happens
 		// when NodeIPAM stopped running meanwhile, or after a hand edit:
-		// take those fields over, then drop the entries.
-		moved, takeErr := r.takeOver(ctx, pn.Name, purged(want, &pn.Status))
+		// take those fields over, then drop the entries. The apiserver
+		// checks the resourceVersion before it validates, so pn is current
+		// and the take-over patch is conditional on it too.
+		rv, moved, takeErr := r.takeOver(ctx, pn, purged(want, &pn.Status))
 		if takeErr != nil || !moved {
-			return errors.Join(err, takeErr)
+			// takeErr first: a conflict is found by errors.As before err.
+			return nil, errors.Join(takeErr, err)
 		}
-		err = r.apply(ctx, pn.Name, want)
+		written, err = r.apply(ctx, pn.Name, rv, want)
 	}
-	return err
+	return written, err
 }
 
 // desired is the lifecycle's part of the status out computes.
@@ -68,68 +82,63 @@ func (r *Reconciler) desired(pn *podnetworkv1alpha1.PodNetwork, out *lifecycleco
 
 // takeBack hands the status fields other clients set back to the operator's
 // field managers (statusedit.Takeover) once Compute has dealt with them,
-// then applies the lifecycle's status once more, unconditionally, so the
-// fields it took and does not write (a condition it keeps aside, usage
-// while NodeIPAM does not run) are dropped.
-func (r *Reconciler) takeBack(ctx context.Context, name string, out *lifecyclecore.Output) error {
-	moved, err := r.takeOver(ctx, name, nil)
+// then applies the lifecycle's status once more, so the fields it took and
+// does not write (a condition it keeps aside, usage while NodeIPAM does not
+// run) are dropped. pn is the PodNetwork the decision was written to (or
+// read, when nothing was written): the take-over is conditional on its
+// resourceVersion, and the apply on the take-over's, so neither lands on a
+// PodNetwork someone else changed meanwhile.
+func (r *Reconciler) takeBack(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, out *lifecyclecore.Output) error {
+	rv, moved, err := r.takeOver(ctx, pn, nil)
 	if err != nil || !moved {
 		return err
 	}
-	pn := &podnetworkv1alpha1.PodNetwork{}
-	if err := r.reader().Get(ctx, client.ObjectKey{Name: name}, pn); err != nil {
-		return fmt.Errorf("reading PodNetwork %s: %w", name, err)
-	}
-	return r.apply(ctx, name, r.desired(pn, out))
+	_, err = r.apply(ctx, pn.Name, rv, r.desired(pn, out))
+	return err
 }
 
-// takeOver rewrites the managedFields of PodNetwork name, read from the API
-// server, with statusedit.Takeover, and reports whether anything moved. The
-// patch replaces the resourceVersion too, so it fails with a conflict if the
-// object changed since it was read; the next reconcile tries again.
-func (r *Reconciler) takeOver(ctx context.Context, name string, purgedEntries []string) (bool, error) {
-	pn := &podnetworkv1alpha1.PodNetwork{}
-	if err := r.reader().Get(ctx, client.ObjectKey{Name: name}, pn); err != nil {
-		return false, fmt.Errorf("reading PodNetwork %s: %w", name, err)
-	}
+// takeOver rewrites the managedFields of pn with statusedit.Takeover and
+// returns the resourceVersion after the patch and whether anything moved.
+// The patch replaces the resourceVersion too, so it fails with a Conflict if
+// the PodNetwork changed since pn was read.
+func (r *Reconciler) takeOver(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork, purgedEntries []string) (string, bool, error) {
 	entries, changed, err := statusedit.Takeover(pn.ManagedFields, metav1.NewTime(r.clock().Now()), purgedEntries)
 	if err != nil || !changed {
-		return false, err
+		return "", false, err
 	}
 	patch, err := json.Marshal([]map[string]any{
 		{"op": "replace", "path": "/metadata/managedFields", "value": entries},
 		{"op": "replace", "path": "/metadata/resourceVersion", "value": pn.ResourceVersion},
 	})
 	if err != nil {
-		return false, fmt.Errorf("encoding the managedFields patch: %w", err)
+		return "", false, fmt.Errorf("encoding the managedFields patch: %w", err)
 	}
-	if err := r.Client.Patch(ctx, pn, client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		return false, fmt.Errorf("taking back the PodNetwork status fields other clients set: %w", err)
+	after := &podnetworkv1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: pn.Name}}
+	if err := r.Client.Patch(ctx, after, client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		return "", false, fmt.Errorf("taking back the PodNetwork status fields other clients set: %w", err)
 	}
-	return true, nil
+	return after.ResourceVersion, true, nil
 }
 
-// reader is Reader, or Client when none was given (its cache may be behind:
-// a stale read makes the take-over patch conflict, and the next reconcile
-// tries again).
-func (r *Reconciler) reader() client.Reader {
-	if r.Reader == nil {
-		return r.Client
-	}
-	return r.Reader
-}
-
-// apply server-side applies status under the lifecycle's field manager.
-func (r *Reconciler) apply(ctx context.Context, name string, status *podnetworkv1alpha1.PodNetworkStatus) error {
+// apply server-side applies status under the lifecycle's field manager,
+// conditional on resourceVersion rv (a Conflict if the PodNetwork is no
+// longer at rv), and returns the PodNetwork the apiserver answered with.
+func (r *Reconciler) apply(ctx context.Context, name, rv string, status *podnetworkv1alpha1.PodNetworkStatus) (*podnetworkv1alpha1.PodNetwork, error) {
 	u, err := podnetworkv1alpha1.PodNetworkStatusApply(name, status)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	u.SetResourceVersion(rv)
 	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying PodNetwork status: %w", err)
+		return nil, fmt.Errorf("applying PodNetwork status at resourceVersion %s: %w", rv, err)
 	}
-	return nil
+	// The client decoded the answer into u.
+	written := &podnetworkv1alpha1.PodNetwork{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, written); err != nil {
+		return nil, fmt.Errorf("decoding the PodNetwork the status apply returned: %w", err)
+	}
+	return written, nil
 }
 
 // purged returns the names of the range entries of current that want drops.

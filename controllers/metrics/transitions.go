@@ -18,41 +18,39 @@ package metrics
 
 import (
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/lifecycle"
 )
 
-// ObserveTransitions records the transitions between the previous and the
-// new status: the phase entered, how long the old phase lasted and how long
-// each consumer took to acknowledge it.
-func (m *Metrics) ObserveTransitions(before, after []podnetworkv1alpha1.RangeStatus, consumers []podnetworkv1alpha1.PodNetworkConsumer) {
+// ObserveTransitions records the transitions the lifecycle wrote, each once:
+// the phase entered, how long the phase left lasted and how long each
+// consumer took to acknowledge it. The caller observes them only after the
+// status write that carries them succeeded, so a transition computed again
+// from a stale read, whose write conflicts, is not counted twice. A purge
+// enters no phase but ends Released, which is measured.
+func (m *Metrics) ObserveTransitions(ts []lifecycle.Transition, consumers []podnetworkv1alpha1.PodNetworkConsumer) {
 	if m == nil {
 		return
 	}
-	old := make(map[string]podnetworkv1alpha1.RangeStatus, len(before))
-	for _, rs := range before {
-		old[rs.Name] = rs
-	}
-	for _, rs := range after {
-		prev, had := old[rs.Name]
-		if had && prev.Phase == rs.Phase && prev.CIDR == rs.CIDR {
+	for _, t := range ts {
+		if t.To != "" {
+			m.rangeTransitions.WithLabelValues(string(t.To)).Inc()
+		}
+		// A repaired range's previous phase and time are what another
+		// client wrote; times someone else wrote (a consumer's, or a status
+		// edited by hand) may also lie outside the phase: such a duration
+		// means nothing.
+		if t.Repair || t.From == "" || t.FromSince.IsZero() || t.At.Before(t.FromSince) {
 			continue
 		}
-		m.rangeTransitions.WithLabelValues(string(rs.Phase)).Inc()
-		if !had || prev.CIDR != rs.CIDR || prev.PhaseSince.IsZero() || rs.PhaseSince.IsZero() {
-			continue
-		}
-		// Times someone else wrote (a consumer's, or a status edited by
-		// hand) may lie outside the phase; such a duration means nothing.
-		if rs.PhaseSince.Before(prev.PhaseSince) {
-			continue
-		}
-		m.phaseDuration.WithLabelValues(string(prev.Phase)).Observe(rs.PhaseSince.Sub(prev.PhaseSince.Time).Seconds())
+		m.phaseDuration.WithLabelValues(string(t.From)).Observe(t.At.Sub(t.FromSince.Time).Seconds())
+		left := podnetworkv1alpha1.RangeStatus{Name: t.Range, CIDR: t.CIDR, Phase: t.From}
 		for i := range consumers {
 			for _, ack := range consumers[i].Status.Ranges {
 				at := ack.LastTransitionTime
-				if ack.Matches(&prev) && ack.Result == podnetworkv1alpha1.AckAccepted && !at.IsZero() &&
-					!at.Before(prev.PhaseSince) && !rs.PhaseSince.Before(at) {
-					m.consumerAck.WithLabelValues(consumers[i].Name, string(prev.Phase)).
-						Observe(at.Sub(prev.PhaseSince.Time).Seconds())
+				if ack.Matches(&left) && ack.Result == podnetworkv1alpha1.AckAccepted && !at.IsZero() &&
+					!at.Before(t.FromSince) && !t.At.Before(at) {
+					m.consumerAck.WithLabelValues(consumers[i].Name, string(t.From)).
+						Observe(at.Sub(t.FromSince.Time).Seconds())
 				}
 			}
 		}

@@ -50,8 +50,12 @@ limitations under the License.
 // range. A cidr that is still tracked cannot be reused under another name
 // (RangeConflict) until it is purged.
 //
-// Transitions chain within one Compute call until nothing moves, each one
-// emitting its event, so one reconcile reaches the resting state.
+// Transitions chain within one Compute call until nothing moves, so one
+// reconcile reaches the resting state. Each one is recorded once
+// (Output.Transitions), and the events are derived afterwards from those
+// records and from what changed between the previous status and the new one
+// (events.go): a transition is announced by exactly one event and counted
+// once.
 package lifecycle
 
 import (
@@ -102,7 +106,11 @@ type computer struct {
 	entries    map[string]*entry
 	prevByName map[string]*v1alpha1.RangeStatus
 	nodes      []Node
-	events     []Event
+	// transitions are the phase changes made so far, in order.
+	transitions []Transition
+	// repairs are the StatusEdited events of repair, which explain the
+	// phase changes it made.
+	repairs []Event
 }
 
 // Compute runs the state machine once. See the package documentation.
@@ -218,7 +226,9 @@ func (c *computer) inSpec(e *entry) bool {
 	return s != nil && s.err == "" && e.ok && s.prefix == e.prefix && s.nms == e.st.NodeMaskSize
 }
 
-func (c *computer) setPhase(e *entry, phase v1alpha1.RangePhase, ev Event) {
+// setPhase moves e to phase and records the transition.
+func (c *computer) setPhase(e *entry, phase v1alpha1.RangePhase) {
+	c.record(e, phase, false)
 	e.st.Phase = phase
 	e.st.PhaseSince = ptr.To(c.now)
 	e.moved = true
@@ -226,8 +236,14 @@ func (c *computer) setPhase(e *entry, phase v1alpha1.RangePhase, ev Event) {
 	e.st.Rejections = nil
 	e.st.Holders = nil
 	e.st.HolderCount = 0
-	ev.Range, ev.CIDR = e.st.Name, e.st.CIDR
-	c.events = append(c.events, ev)
+}
+
+// record appends the transition of e from its current phase to phase.
+func (c *computer) record(e *entry, to v1alpha1.RangePhase, repair bool) {
+	c.transitions = append(c.transitions, Transition{
+		Range: e.st.Name, CIDR: e.st.CIDR, From: e.st.Phase, To: to,
+		FromSince: e.st.PhaseSince, At: c.now, Repair: repair,
+	})
 }
 
 // specTransitions applies the transitions driven by the spec alone.
@@ -239,24 +255,17 @@ func (c *computer) specTransitions() bool {
 		switch e.st.Phase {
 		case v1alpha1.RangePhasePending:
 			if !inSpec {
-				c.setPhase(e, v1alpha1.RangePhaseReleased, normal(EventRangeReleased, "Release",
-					fmt.Sprintf("Range %q (%s) left the spec before it became Active and is Released", name, e.st.CIDR)))
+				c.setPhase(e, v1alpha1.RangePhaseReleased)
 				changed = true
 			}
 		case v1alpha1.RangePhaseActive:
 			if !inSpec {
-				why := "left the spec"
-				if c.in.Deleting {
-					why = "is being removed because the PodNetwork is being deleted"
-				}
-				c.setPhase(e, v1alpha1.RangePhaseDraining, normal(EventRangeDraining, "Drain",
-					fmt.Sprintf("Range %q (%s) %s and is Draining: no new node blocks are allocated from it", name, e.st.CIDR, why)))
+				c.setPhase(e, v1alpha1.RangePhaseDraining)
 				changed = true
 			}
 		case v1alpha1.RangePhaseDraining:
 			if inSpec {
-				c.setPhase(e, v1alpha1.RangePhaseActive, normal(EventRangeReactivated, "Reactivate",
-					fmt.Sprintf("Range %q (%s) is back in the spec and Active again", name, e.st.CIDR)))
+				c.setPhase(e, v1alpha1.RangePhaseActive)
 				changed = true
 			}
 		case v1alpha1.RangePhaseReleased:
@@ -287,9 +296,7 @@ func (c *computer) addNewEntries() bool {
 			ok:     true,
 		}
 		c.entries[s.r.Name] = e
-		ev := normal(EventRangePending, "Track", fmt.Sprintf("Range %q (%s) was added to the spec and is Pending", s.r.Name, e.st.CIDR))
-		ev.Range, ev.CIDR = s.r.Name, e.st.CIDR
-		c.events = append(c.events, ev)
+		c.transitions = append(c.transitions, Transition{Range: s.r.Name, CIDR: e.st.CIDR, To: v1alpha1.RangePhasePending, At: c.now})
 		changed = true
 	}
 	return changed
@@ -303,23 +310,18 @@ func (c *computer) ackTransitions() bool {
 		switch e.st.Phase {
 		case v1alpha1.RangePhasePending:
 			if c.inSpec(e) && e.st.InvalidReason == "" && c.allAcked(e) {
-				c.setPhase(e, v1alpha1.RangePhaseActive, normal(EventRangeActivated, "Activate",
-					fmt.Sprintf("Range %q (%s) is Active: every required consumer accepted it", name, e.st.CIDR)))
+				c.setPhase(e, v1alpha1.RangePhaseActive)
 				changed = true
 			}
 		case v1alpha1.RangePhaseDraining:
 			if !c.frozen(e) && c.allAcked(e) && len(c.holders(e)) == 0 {
-				c.setPhase(e, v1alpha1.RangePhaseReleased, normal(EventRangeReleased, "Release",
-					fmt.Sprintf("Range %q (%s) is Released: every required consumer stopped placing addresses in it and no node holds a block in it", name, e.st.CIDR)))
+				c.setPhase(e, v1alpha1.RangePhaseReleased)
 				changed = true
 			}
 		case v1alpha1.RangePhaseReleased:
 			if c.allAcked(e) {
+				c.record(e, "", false)
 				delete(c.entries, name)
-				ev := normal(EventRangePurged, "Purge",
-					fmt.Sprintf("Range %q (%s) was removed from every required consumer's configuration and is no longer tracked", name, e.st.CIDR))
-				ev.Range, ev.CIDR = name, e.st.CIDR
-				c.events = append(c.events, ev)
 				changed = true
 			}
 		}

@@ -21,8 +21,6 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
 	"podnetwork.io/operator/internal/text"
@@ -34,13 +32,13 @@ const maxMalformedLine = 512
 
 // malformedLines reports the nodes, ServiceCIDRs and consumers whose values
 // the operator cannot read, or reads only in a legacy format, one line per
-// kind of object, and emits a MalformedInput event when a line first
-// appears or changes. The values themselves are handled where they are
+// kind of object (a MalformedInput event each when Degraded turns to
+// MalformedInput, see degradedEvents). The values themselves are handled where they are
 // read: an address or a ServiceCIDR that cannot be read names nothing to
 // check a range against; a node's podCIDR that cannot be read makes the
 // node a holder of every Draining range; an acknowledgement whose cidr is
 // not a canonical prefix never matches a range.
-func (c *computer) malformedLines(l *lines) {
+func (c *computer) malformedLines(l *findings) {
 	var nodes, svcs, consumers []string
 	for _, n := range c.in.Nodes {
 		if len(n.Problems) == 0 {
@@ -62,7 +60,6 @@ func (c *computer) malformedLines(l *lines) {
 			consumers = append(consumers, fmt.Sprintf("%q (%s)", cons.Name, listWords(bad, 3)))
 		}
 	}
-	prevDegraded := meta.FindStatusCondition(c.in.Status.Conditions, v1alpha1.DegradedCondition)
 	add := func(items []string, one, many string) {
 		if len(items) == 0 {
 			return
@@ -74,9 +71,6 @@ func (c *computer) malformedLines(l *lines) {
 		}
 		line := text.Truncate(subject+": "+listWords(items, 3), maxMalformedLine)
 		l.malformed = append(l.malformed, line)
-		if !mentions(prevDegraded, line) {
-			c.events = append(c.events, warning(EventMalformedInput, "Validate", capitalize(line)))
-		}
 	}
 	add(nodes, "a node has podCIDRs or addresses the operator cannot read, or reads only in a legacy format",
 		"%d nodes have podCIDRs or addresses the operator cannot read, or reads only in a legacy format")

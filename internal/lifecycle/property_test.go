@@ -128,6 +128,13 @@ func TestInvariantsUnderRandomSequences(t *testing.T) {
 				stats[e.Reason]++
 			}
 			out.ApplyTo(&w.status)
+			// Run again on the status just written, as the next reconcile
+			// does: nothing moves, nothing is announced again.
+			next := in
+			next.Status, next.Edits = w.status, nil
+			if again := Compute(next); len(again.Transitions) > 0 || len(again.Events) > 0 {
+				t.Fatalf("seed %d step %d: Compute on its own output made transitions %+v and events %+v", seed, step, again.Transitions, again.Events)
+			}
 		}
 	}
 	t.Logf("events seen: %v", stats)
@@ -467,6 +474,24 @@ func checkInvariants(in Input, out Output) error {
 		if (re.Phase || re.Identity || re.Added) && in.Status.FindRange(name) != nil && !repaired[name] {
 			return fmt.Errorf("range %q was edited (%v) but not repaired", name, re.Fields)
 		}
+	}
+
+	// Each transition is announced by exactly one event, in the same order
+	// (a repair by its StatusEdited event instead).
+	var announced []string
+	for _, e := range out.Events {
+		if transitionEvents[e.Reason] {
+			announced = append(announced, e.Range)
+		}
+	}
+	var made []string
+	for _, tr := range out.Transitions {
+		if !tr.Repair {
+			made = append(made, tr.Range)
+		}
+	}
+	if !slices.Equal(announced, made) {
+		return fmt.Errorf("transitions of %v announced by events about %v", made, announced)
 	}
 
 	// Replay the events over the previous status.

@@ -82,10 +82,10 @@ func (c *computer) repair() {
 		}
 		ev := warning(EventStatusEdited, "Repair", fmt.Sprintf("Range %q (%s) cannot be trusted because %s: it %s", name, before, why, what))
 		ev.Range, ev.CIDR = name, e.st.CIDR
-		c.events = append(c.events, ev)
+		c.repairs = append(c.repairs, ev)
 	}
 	for _, ed := range c.in.Edits {
-		c.events = append(c.events, warning(EventStatusEdited, "Repair",
+		c.repairs = append(c.repairs, warning(EventStatusEdited, "Repair",
 			fmt.Sprintf("Only the operator writes the PodNetwork status, but %s; the operator takes these fields back and writes them again", ed.String())))
 	}
 }
@@ -147,12 +147,14 @@ func (c *computer) repairEntry(e *entry, re statusedit.RangeEdit) string {
 	return ""
 }
 
-// toPhase moves e to phase, if it is not there yet, without an event of its
-// own: the StatusEdited event says why.
+// toPhase moves e to phase, if it is not there yet. The transition is
+// recorded as a repair: it counts like any other, but the StatusEdited event
+// says why instead of a transition event of its own.
 func (c *computer) toPhase(e *entry, phase v1alpha1.RangePhase) {
 	if e.st.Phase == phase {
 		return
 	}
+	c.record(e, phase, true)
 	e.st.Phase = phase
 	e.st.PhaseSince = ptr.To(c.now)
 	e.moved = true

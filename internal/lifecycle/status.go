@@ -20,11 +20,9 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -46,43 +44,57 @@ const (
 	maxConditions = 16
 )
 
-// lines collects the sentences the conditions are made of.
-type lines struct {
-	invalid    []string // Pending ranges that cannot be used, Active ranges with conflicts
-	blocking   []string // the subset of invalid that keeps ranges from moving, plus spec entries that cannot be tracked
-	specIssues []string // spec entries that cannot be tracked
-	rejections []string // rejections by required consumers
-	waits      []string // transitions that only wait for consumers or nodes
-	stalls     []string // waits that exceeded StallAfter
-	malformed  []string // objects with values the operator cannot read, or reads only in a legacy format
+// findings are what the PodNetwork conditions say, found once from the new
+// state. Each condition is rendered from them by its own function
+// (conditions.go), and the events of the problems only Degraded records are
+// derived from them when Degraded changes (events.go).
+type findings struct {
+	invalid    []string  // Pending ranges that cannot be used, Active ranges with conflicts
+	blocking   []string  // the subset of invalid that keeps ranges from moving, plus spec entries that cannot be tracked
+	specIssues []finding // spec entries that cannot be tracked
+	rejections []string  // rejections by required consumers
+	waits      []string  // transitions that only wait for consumers or nodes
+	stalls     []finding // waits that exceeded StallAfter
+	conflicts  []string  // NodeIPAM's allocation conflicts, with what to do
+	malformed  []string  // objects with values the operator cannot read, or reads only in a legacy format
+}
+
+// finding is one sentence of a condition about one range or spec entry.
+type finding struct {
+	name, cidr, line string
+}
+
+func lineTexts(fs []finding) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, f.line)
+	}
+	return out
 }
 
 func (c *computer) output() Output {
 	out := Output{ObservedGeneration: c.in.Generation}
-	var l lines
+	var f findings
 	names := c.sortedNames()
 	for _, name := range names {
 		c.decorate(c.entries[name])
 	}
 	for _, name := range names {
 		e := c.entries[name]
-		c.entryEvents(e)
-		c.entryLines(e, &l)
+		c.entryLines(e, &f)
 		out.Ranges = append(out.Ranges, e.st)
 	}
-	c.specLines(&l)
-	out.RequeueAfter = c.stalls(&l)
+	c.specLines(&f)
+	out.RequeueAfter = c.stalls(&f)
 	out.Consumers = c.consumerSummaries()
 	out.ForeignNodeCount, out.ForeignNodes = c.foreignNodes()
 	out.Summary = c.summary()
-	c.malformedLines(&l)
-	out.Conditions = c.conditions(&l, &out.Summary)
+	c.malformedLines(&f)
+	f.conflicts = allocationConflictLines(c.in.Status.AllocationConflicts)
+	out.Conditions = c.conditions(&f, &out.Summary)
 	out.FinalizerRemovable = c.in.Deleting && len(c.entries) == 0
-	// A note the API refuses loses the event; the status has the whole text.
-	for i := range c.events {
-		c.events[i].Message = text.Message(c.events[i].Message)
-	}
-	out.Events = c.events
+	out.Transitions = c.transitions
+	out.Events = c.events(&out, &f)
 	return out
 }
 
@@ -208,45 +220,8 @@ func (c *computer) readdedWhileReleased(e *entry) bool {
 	return e.st.Phase == v1alpha1.RangePhaseReleased && c.inSpec(e)
 }
 
-// entryEvents emits the events for problems and rejections that are new
-// since the previous status.
-func (c *computer) entryEvents(e *entry) {
-	prev := e.prev
-	same := prev != nil && !e.moved && prev.CIDR == e.st.CIDR && prev.Phase == e.st.Phase
-	if e.st.InvalidReason != "" && !(same && prev.InvalidReason == e.st.InvalidReason && prev.InvalidMessage == e.st.InvalidMessage) {
-		msg := fmt.Sprintf("Range %q (%s) cannot be used: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
-		switch e.st.Phase {
-		case v1alpha1.RangePhaseActive:
-			msg = fmt.Sprintf("Active range %q (%s) conflicts: %s", e.st.Name, e.st.CIDR, e.st.InvalidMessage)
-		case v1alpha1.RangePhaseDraining, v1alpha1.RangePhaseReleased:
-			msg = fmt.Sprintf("%s range %q (%s) is never released: %s", e.st.Phase, e.st.Name, e.st.CIDR, e.st.InvalidMessage)
-		}
-		ev := warning(EventRangeInvalid, "Validate", msg)
-		ev.Range, ev.CIDR = e.st.Name, e.st.CIDR
-		c.events = append(c.events, ev)
-	}
-	for _, r := range e.st.Rejections {
-		if same && hasRejection(prev.Rejections, r) {
-			continue
-		}
-		ev := warning(EventConsumerRejected, "Reject", fmt.Sprintf("Consumer %q rejected range %q (%s) in phase %s: %s",
-			r.Consumer, e.st.Name, e.st.CIDR, e.st.Phase, r.Message))
-		ev.Range, ev.CIDR, ev.Consumer = e.st.Name, e.st.CIDR, r.Consumer
-		c.events = append(c.events, ev)
-	}
-}
-
-func hasRejection(rs []v1alpha1.RangeRejection, r v1alpha1.RangeRejection) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
-}
-
 // entryLines adds the condition sentences about one tracked range.
-func (c *computer) entryLines(e *entry, l *lines) {
+func (c *computer) entryLines(e *entry, l *findings) {
 	id := fmt.Sprintf("range %q (%s)", e.st.Name, e.st.CIDR)
 	if e.st.InvalidReason != "" {
 		var line string
@@ -300,10 +275,8 @@ func (c *computer) entryLines(e *entry, l *lines) {
 	l.waits = append(l.waits, line)
 }
 
-// specLines reports spec ranges that cannot be tracked at all, and emits an
-// event the first time each problem shows up.
-func (c *computer) specLines(l *lines) {
-	prevDegraded := meta.FindStatusCondition(c.in.Status.Conditions, v1alpha1.DegradedCondition)
+// specLines finds the spec entries that cannot be tracked at all.
+func (c *computer) specLines(l *findings) {
 	for _, s := range c.spec {
 		name := s.r.Name
 		var line string
@@ -319,29 +292,21 @@ func (c *computer) specLines(l *lines) {
 		default:
 			continue
 		}
-		c.specIssue(l, prevDegraded, name, line)
+		l.specIssue(name, line)
 	}
 	for _, sh := range c.in.Shadowed {
 		if !c.in.Deleting {
-			c.specIssue(l, prevDegraded, sh.Name, sh.Message)
+			l.specIssue(sh.Name, sh.Message)
 		}
 	}
 }
 
-// specIssue reports a spec entry that cannot be tracked, with an event the
-// first time.
-func (c *computer) specIssue(l *lines, prevDegraded *metav1.Condition, name, line string) {
-	l.specIssues = append(l.specIssues, line)
+// specIssue adds a spec entry that cannot be tracked.
+func (l *findings) specIssue(name, line string) {
+	l.specIssues = append(l.specIssues, finding{name: name, line: line})
 	l.blocking = append(l.blocking, line)
-	if !mentions(prevDegraded, line) {
-		ev := warning(EventRangeInvalid, "Validate", capitalize(line))
-		ev.Range = name
-		c.events = append(c.events, ev)
-	}
 }
 
-// stalls finds the ranges that have waited too long for a required consumer
-// and returns when the next one will.
 // waitStart is when the transition began waiting for the awaited consumers:
 // the phase start, or the latest registration among them if all registered
 // later, so a consumer added mid-transition is not stalled on arrival.
@@ -364,7 +329,9 @@ func (c *computer) waitStart(phaseSince time.Time, awaiting []string) time.Time 
 	return earliest
 }
 
-func (c *computer) stalls(l *lines) time.Duration {
+// stalls finds the ranges that have waited too long for a required consumer
+// and returns when the next one will.
+func (c *computer) stalls(l *findings) time.Duration {
 	after := c.in.StallAfter
 	if after == 0 {
 		after = DefaultStallAfter
@@ -372,7 +339,6 @@ func (c *computer) stalls(l *lines) time.Duration {
 	if after < 0 {
 		return 0
 	}
-	prevDegraded := meta.FindStatusCondition(c.in.Status.Conditions, v1alpha1.DegradedCondition)
 	var next time.Duration
 	for _, name := range c.sortedNames() {
 		e := c.entries[name]
@@ -387,28 +353,17 @@ func (c *computer) stalls(l *lines) time.Duration {
 			}
 			continue
 		}
-		key := fmt.Sprintf("range %q (%s) has waited since %s", name, e.st.CIDR, since.UTC().Format(time.RFC3339))
-		line := fmt.Sprintf("%s for consumers %s to acknowledge %s", key, listWords(e.st.Awaiting, 10), e.st.Phase)
-		l.stalls = append(l.stalls, line)
-		if !mentions(prevDegraded, key) {
-			ev := warning(EventTransitionStalled, "Wait", capitalize(line))
-			ev.Range, ev.CIDR = name, e.st.CIDR
-			c.events = append(c.events, ev)
-		}
+		line := fmt.Sprintf("range %q (%s) has waited since %s for consumers %s to acknowledge %s",
+			name, e.st.CIDR, since.UTC().Format(time.RFC3339), listWords(e.st.Awaiting, 10), e.st.Phase)
+		l.stalls = append(l.stalls, finding{name: name, cidr: e.st.CIDR, line: line})
 	}
 	return next
 }
 
 func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
-	prev := map[string]bool{}
-	for _, s := range c.in.Status.Consumers {
-		prev[s.Name] = true
-	}
-	current := map[string]bool{}
 	var out []v1alpha1.ConsumerSummary
 	for i := range c.consumers {
 		cons := &c.consumers[i]
-		current[cons.Name] = true
 		var behind, rejected []string
 		for _, name := range c.sortedNames() {
 			e := c.entries[name]
@@ -444,28 +399,6 @@ func (c *computer) consumerSummaries() []v1alpha1.ConsumerSummary {
 				Message:  text.Message(strings.Join(parts, ". ")),
 			})
 		}
-		if !prev[cons.Name] {
-			how := "required: transitions now wait for its acknowledgements"
-			if !cons.Required {
-				how = "not required: it is shown but never waited for"
-			}
-			ev := normal(EventConsumerRegistered, "Register", fmt.Sprintf("Consumer %q registered (%s)", cons.Name, how))
-			ev.Consumer = cons.Name
-			c.events = append(c.events, ev)
-		}
-	}
-	var gone []string
-	for name := range prev {
-		if !current[name] {
-			gone = append(gone, name)
-		}
-	}
-	sort.Strings(gone)
-	for _, name := range gone {
-		ev := normal(EventConsumerRemoved, "Unregister",
-			fmt.Sprintf("Consumer %q is being deleted or is gone: transitions no longer wait for it", name))
-		ev.Consumer = name
-		c.events = append(c.events, ev)
 	}
 	return out
 }
@@ -535,109 +468,6 @@ func (c *computer) summary() v1alpha1.PodNetworkSummary {
 		}
 	}
 	return s
-}
-
-func (c *computer) conditions(l *lines, s *v1alpha1.PodNetworkSummary) []metav1.Condition {
-	// Conditions of other types are kept, but never so many that the
-	// operator's own would overflow the list's MaxItems: the status write
-	// would be refused on every reconcile.
-	ours := []string{v1alpha1.ReadyCondition, v1alpha1.ProgressingCondition, v1alpha1.DegradedCondition,
-		v1alpha1.ReconcilingCondition, v1alpha1.StalledCondition}
-	conds := make([]metav1.Condition, 0, len(c.in.Status.Conditions)+4)
-	others := 0
-	for _, cond := range c.in.Status.Conditions {
-		if !slices.Contains(ours, cond.Type) {
-			if others >= maxConditions-len(ours) {
-				continue
-			}
-			others++
-		}
-		conds = append(conds, *cond.DeepCopy())
-	}
-	set := func(t string, status metav1.ConditionStatus, reason, message string) {
-		meta.SetStatusCondition(&conds, metav1.Condition{
-			Type:               t,
-			Status:             status,
-			Reason:             reason,
-			Message:            message,
-			ObservedGeneration: c.in.Generation,
-			LastTransitionTime: c.now,
-		})
-	}
-	notReady := concat(l.blocking, l.rejections, l.waits)
-
-	// Ready.
-	switch {
-	case c.in.Deleting:
-		msg := "The PodNetwork is being deleted and every range has been purged"
-		if len(c.entries) > 0 {
-			msg = fmt.Sprintf("The PodNetwork is being deleted; %d ranges are still tracked: %s", len(c.entries), joinLines(l.waits))
-		}
-		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.DeletingReason, text.Truncate(msg, maxConditionMessage))
-	case len(l.blocking) > 0:
-		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.InvalidRangesReason, joinLines(notReady))
-	case len(l.rejections) > 0:
-		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.ConsumerRejectedReason, joinLines(notReady))
-	case len(l.waits) > 0 || s.ActiveRanges != s.TotalRanges:
-		set(v1alpha1.ReadyCondition, metav1.ConditionFalse, v1alpha1.TransitionsInProgressReason, joinLines(notReady))
-	case s.TotalRanges == 0:
-		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, "No ranges are configured")
-	default:
-		set(v1alpha1.ReadyCondition, metav1.ConditionTrue, v1alpha1.AllRangesActiveReason, allActiveMessage(s.TotalRanges))
-	}
-
-	// Progressing.
-	switch {
-	case len(l.waits) > 0 && c.in.Deleting:
-		set(v1alpha1.ProgressingCondition, metav1.ConditionTrue, v1alpha1.DeletingReason, joinLines(l.waits))
-	case len(l.waits) > 0:
-		set(v1alpha1.ProgressingCondition, metav1.ConditionTrue, v1alpha1.TransitionsInProgressReason, joinLines(l.waits))
-	case len(l.blocking)+len(l.rejections) > 0:
-		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.BlockedReason, joinLines(concat(l.blocking, l.rejections)))
-	default:
-		set(v1alpha1.ProgressingCondition, metav1.ConditionFalse, v1alpha1.StableReason, "No range is in transition")
-	}
-
-	// Reconciling and Stalled, for kstatus: present only while true.
-	meta.RemoveStatusCondition(&conds, v1alpha1.ReconcilingCondition)
-	meta.RemoveStatusCondition(&conds, v1alpha1.StalledCondition)
-	switch {
-	case len(l.waits) > 0 && c.in.Deleting:
-		set(v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.DeletingReason, joinLines(l.waits))
-	case len(l.waits) > 0:
-		set(v1alpha1.ReconcilingCondition, metav1.ConditionTrue, v1alpha1.TransitionsInProgressReason, joinLines(l.waits))
-	case len(l.blocking) > 0:
-		set(v1alpha1.StalledCondition, metav1.ConditionTrue, v1alpha1.InvalidRangesReason, joinLines(concat(l.blocking, l.rejections)))
-	case len(l.rejections) > 0:
-		set(v1alpha1.StalledCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason, joinLines(l.rejections))
-	}
-
-	// Degraded. NodeIPAM reports podCIDRs that another allocator wrote over
-	// blocks it holds; the lifecycle surfaces them because one Degraded
-	// condition must say everything that needs attention.
-	conflicts := allocationConflictLines(c.in.Status.AllocationConflicts)
-	degraded := concat(l.invalid, l.specIssues, l.rejections, l.stalls, conflicts, l.malformed)
-	switch {
-	case len(l.invalid)+len(l.specIssues) > 0:
-		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.InvalidRangesReason, joinLines(degraded))
-	case len(l.rejections) > 0:
-		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.ConsumerRejectedReason, joinLines(degraded))
-	case len(l.stalls) > 0:
-		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.TransitionStalledReason, joinLines(degraded))
-	case len(conflicts) > 0:
-		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.AllocationConflictReason, joinLines(degraded))
-	case len(l.malformed) > 0:
-		set(v1alpha1.DegradedCondition, metav1.ConditionTrue, v1alpha1.MalformedInputReason, joinLines(degraded))
-	default:
-		set(v1alpha1.DegradedCondition, metav1.ConditionFalse, v1alpha1.AsExpectedReason, "Nothing needs attention")
-	}
-	return conds
-}
-
-// mentions reports whether the previous condition already carried the
-// sentence s (possibly capitalized as the first one).
-func mentions(prev *metav1.Condition, s string) bool {
-	return prev != nil && (strings.Contains(prev.Message, s) || strings.Contains(prev.Message, capitalize(s)))
 }
 
 func concat(lists ...[]string) []string {

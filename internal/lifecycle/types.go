@@ -190,6 +190,31 @@ const (
 	EventMalformedInput = "MalformedInput"
 )
 
+// Transition is one phase change of one range, made by one Compute. Several
+// can chain for one range in one Compute (added and activated at once); each
+// is recorded, announced by exactly one event and counted once.
+type Transition struct {
+	// Range and CIDR are the range's name and cidr.
+	Range string
+	CIDR  string
+	// From is the phase the range left; "" for a range that was not
+	// tracked and is now Pending.
+	From v1alpha1.RangePhase
+	// To is the phase the range entered; "" for a Released range that is
+	// purged (no longer tracked).
+	To v1alpha1.RangePhase
+	// FromSince is when the range entered From, as the status said; nil
+	// when From is "".
+	FromSince *metav1.Time
+	// At is when the transition happened: Input.Now, truncated to seconds.
+	At metav1.Time
+	// Repair is true when the range was moved because its status could not
+	// be trusted (another client set it). Its StatusEdited event says why,
+	// so it has no transition event; From and FromSince are what the other
+	// client wrote, so no duration is measured from them.
+	Repair bool
+}
+
 // Event is an event the caller should emit (after the status write
 // succeeded), regarding the PodNetwork and related to Consumer, if any.
 type Event struct {
@@ -234,7 +259,11 @@ type Output struct {
 	// every tracked range.
 	ForeignNodeCount int32
 	ForeignNodes     []string
-	// Events are the events to emit, in order.
+	// Transitions are the phase changes, in the order they were made. The
+	// caller counts them (once each) after the status write that carries
+	// them succeeded.
+	Transitions []Transition
+	// Events are the events to emit, in order, after that write succeeded.
 	Events []Event
 	// FinalizerRemovable is true when the PodNetwork is being deleted and no
 	// range is tracked any more.

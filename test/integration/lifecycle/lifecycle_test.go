@@ -50,14 +50,18 @@ type lifecycleFixture struct {
 	required []string
 }
 
-func newLifecycleFixture() *lifecycleFixture {
+func newLifecycleFixture() *lifecycleFixture { return newLifecycleFixtureWith(startOperator) }
+
+// newLifecycleFixtureWith is newLifecycleFixture with the operator that
+// start runs.
+func newLifecycleFixtureWith(start func() *framework.Process) *lifecycleFixture {
 	f := &lifecycleFixture{required: []string{"alpha", "beta"}}
 	f.reject.Store("")
 	f.hint.Store("use a range inside 10.64.0.0/10")
 	var err error
 	f.hist, err = framework.Record(ctx, k8sClient, &v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.NodeList{})
 	Expect(err).NotTo(HaveOccurred())
-	f.op = startOperator()
+	f.op = start()
 	mgr, err := framework.NewManager(suite.ControlPlane.Config)
 	Expect(err).NotTo(HaveOccurred())
 	alpha := &refconsumer.Consumer{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Name: "alpha", Required: true}

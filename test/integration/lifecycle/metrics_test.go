@@ -18,6 +18,7 @@ package lifecycle_test
 
 import (
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
@@ -25,7 +26,12 @@ import (
 // metricValue returns the value of the series of name whose labels include
 // labels, or nil when there is none.
 func metricValue(name string, labels map[string]string) *float64 {
-	families, err := metrics.Registry.Gather()
+	return metricValueIn(metrics.Registry, name, labels)
+}
+
+// metricValueIn is metricValue in the metrics g gathers.
+func metricValueIn(g prometheus.Gatherer, name string, labels map[string]string) *float64 {
+	families, err := g.Gather()
 	Expect(err).NotTo(HaveOccurred())
 	for _, f := range families {
 		if f.GetName() != name {
