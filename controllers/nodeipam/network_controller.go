@@ -18,6 +18,7 @@ package nodeipam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -83,6 +84,9 @@ func (r *NetworkReconciler) Reconcile(ctx context.Context, req reconcile.Request
 		return reconcile.Result{}, err
 	}
 	trimAgain, err := r.syncRecord(ctx)
+	if errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+		return reconcile.Result{}, nil // the recovery reconciles this side when it reopens the state
+	}
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -56,6 +56,11 @@ const (
 	// only in a legacy format.
 	InvalidPodCIDRReason = "InvalidPodCIDR"
 
+	// IssuedRecordRewrittenReason is the reason of the Warning event on
+	// PodNetwork "default" when NodeIPAM finds its issued-block record
+	// written by someone else: it stops allocating and rebuilds its state.
+	IssuedRecordRewrittenReason = "IssuedRecordRewritten"
+
 	// staleCacheRetry is how soon a node is read again when the cache does
 	// not show podCIDRs NodeIPAM already saw or wrote.
 	staleCacheRetry = time.Second
@@ -118,6 +123,8 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	switch {
 	case alloc.Stale:
 		return reconcile.Result{RequeueAfter: staleCacheRetry}, nil
+	case errors.Is(err, nodeipamcore.ErrRecordRewritten):
+		return reconcile.Result{}, nil // parked: retried when the recovery reopens the state
 	case err != nil:
 		return r.unavailable(ctx, node, alloc, err)
 	}
@@ -125,6 +132,9 @@ func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		// The record must hold the blocks before any node does.
 		if err := r.record.sync(ctx); err != nil || !r.state.RecordCovers(alloc.Blocks) {
 			r.rejected(node.Name)
+			if errors.Is(err, nodeipamcore.ErrRecordRewritten) && r.state.Park(node.Name) {
+				return reconcile.Result{}, nil // retried when the recovery reopens the state
+			}
 			return reconcile.Result{}, fmt.Errorf("recording blocks %v before writing them to node %s: %w", alloc.Blocks, node.Name,
 				cmp.Or(err, errors.New("the record does not hold them yet")))
 		}
@@ -169,7 +179,11 @@ func (r *NodeReconciler) observe(ctx context.Context, node *slimnode.Node) error
 	}
 	r.signals.reconcileNetwork()
 	if o.RecordPending {
-		return r.record.sync(ctx)
+		if err := r.record.sync(ctx); err != nil && !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+			return err
+		}
+		// Recorded by the recovery's claim when the record was rewritten:
+		// it extends the record to every block nodes hold.
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ package nodeipam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -53,11 +54,15 @@ const cachePollInterval = 100 * time.Millisecond
 // becomes the leader, before anything is allocated (allocating before the
 // rebuild completed is how kube-controller-manager handed out duplicate
 // podCIDRs, kubernetes/kubernetes#29058). A replica that loses leadership
-// exits, so every leadership gain starts here.
+// exits, so every leadership gain starts here. It rebuilds again, in
+// place, whenever recordStore finds that someone else rewrote the
+// issued-block record (recover).
 type rebuilder struct {
-	state    *nodeipamcore.State
-	signals  *signals
-	recorder events.EventRecorder // InvalidPodCIDR events; nil emits none
+	state   *nodeipamcore.State
+	signals *signals
+	// recorder emits InvalidPodCIDR and IssuedRecordRewritten events; nil
+	// emits none.
+	recorder events.EventRecorder
 	cache    cache.Cache
 	client   client.Client // cached reads, and the consumer registration
 	reader   client.Reader // API server reads
@@ -83,25 +88,107 @@ type nodeStore interface {
 func (r *rebuilder) NeedLeaderElection() bool { return true }
 
 // Start waits for the caches, rebuilds (retrying with backoff until it
-// succeeds or the manager stops) and opens the gate for the reconcilers.
+// succeeds or the manager stops) and opens the gate for the reconcilers;
+// then it recovers each time recordStore finds the record rewritten.
 func (r *rebuilder) Start(ctx context.Context) error {
-	log := ctrl.Log.WithName("node-ipam")
-	ctx = ctrl.LoggerInto(ctx, log)
+	ctx = ctrl.LoggerInto(ctx, ctrl.Log.WithName("node-ipam"))
 	if !r.cache.WaitForCacheSync(ctx) {
 		return nil // stopping
 	}
-	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Cap: time.Minute, Steps: math.MaxInt32}
-	err := wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
-		if err := r.rebuild(ctx); err != nil {
-			log.Error(err, "rebuilding the node allocator failed; retrying")
-			return false, nil
+	if err := r.rebuildUntilDone(ctx, false); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopping
 		}
-		return true, nil
-	})
-	if ctx.Err() != nil {
-		return nil // stopping
+		return err
 	}
-	return err
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case finding := <-r.signals.recovery:
+			r.recover(ctx, finding)
+		}
+	}
+}
+
+// errRecordChangedAtClaim wraps the failure of a rebuild whose claim found
+// the record changed since the rebuild read it.
+var errRecordChangedAtClaim = errors.New("the issued-block record changed between the rebuild's read and its claim")
+
+// rebuildUntilDone rebuilds, retrying with backoff until it succeeds or
+// ctx ends. distrust rebuilds without reading the record's content
+// (Rebuild.DistrustRecord). A claim that finds the record changed since
+// the rebuild read it distrusts it from then on: someone else wrote it
+// after this leader took over.
+func (r *rebuilder) rebuildUntilDone(ctx context.Context, distrust bool) error {
+	log := ctrl.LoggerFrom(ctx)
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Cap: time.Minute, Steps: math.MaxInt32}
+	return wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
+		err := r.rebuild(ctx, distrust)
+		if err == nil {
+			return true, nil
+		}
+		if errors.Is(err, errRecordChangedAtClaim) && !distrust {
+			distrust = true
+			r.announce(ctx, errRecordChangedAtClaim.Error()+": someone else wrote it after this leader took over")
+		}
+		log.Error(err, "rebuilding the node allocator failed; retrying", "recordDistrusted", distrust)
+		return false, nil
+	})
+}
+
+// recover follows a rewrite of the record by someone else (recordStore
+// suspended the state: nothing is handed out from then on): it says so,
+// waits for the node writes already sent to be answered, and rebuilds the
+// state from the API without trusting the record's content, as a new
+// leader would but with every block no node holds quarantined from now
+// (Rebuild.DistrustRecord); the rebuild claims the record again, and
+// reopens the state. Nodes that asked meanwhile are retried then.
+func (r *rebuilder) recover(ctx context.Context, finding string) {
+	r.announce(ctx, finding)
+	// The rebuild must see every node write that was stored: one answered
+	// by then is in its read, one that is not yet the state carries over
+	// (State.Open).
+	_ = wait.PollUntilContextTimeout(ctx, cachePollInterval, recoveryWriteWait, true, func(context.Context) (bool, error) {
+		return r.state.NodeWritesInFlight() == 0, nil
+	})
+	_ = r.rebuildUntilDone(ctx, true) // ends only with ctx
+}
+
+// recoveryWriteWait bounds how long a recovery waits for the node writes
+// in flight; the ones still unanswered then are carried over as writes of
+// unknown outcome.
+const recoveryWriteWait = 10 * time.Second
+
+// announce logs, and reports in a Warning event on PodNetwork "default",
+// that the record was found rewritten and what NodeIPAM does about it.
+func (r *rebuilder) announce(ctx context.Context, finding string) {
+	delay := r.state.RecycleDelay()
+	ctrl.LoggerFrom(ctx).Info("the issued-block record was rewritten by someone else: allocation stopped; rebuilding from the API "+
+		"with every block no node holds quarantined for one recycle delay from now, then claiming the record again",
+		"record", r.record.key, "finding", finding, "recycleDelay", delay)
+	if r.recorder == nil {
+		return
+	}
+	pn, err := r.podNetwork(ctx, r.client)
+	if err != nil || pn == nil {
+		return // no PodNetwork to regard: the log line says it
+	}
+	ref := &corev1.ObjectReference{
+		APIVersion: podnetworkv1alpha1.GroupVersion.String(), Kind: "PodNetwork", Name: pn.Name, UID: pn.UID, ResourceVersion: pn.ResourceVersion,
+	}
+	r.recorder.Eventf(ref, nil, corev1.EventTypeWarning, IssuedRecordRewrittenReason, "RebuildAllocator", "%s",
+		text.Message(recordRewrittenNote(r.record.key.String(), finding, delay)))
+}
+
+// recordRewrittenNote is the note of the IssuedRecordRewritten event.
+func recordRewrittenNote(record, finding string, delay time.Duration) string {
+	return fmt.Sprintf("NodeIPAM found its issued-block record, ConfigMap %s, written by someone else: %s. "+
+		"It never trusts content it did not write: it stopped allocating, rebuilds its state from the nodes, "+
+		"quarantines every block no node holds for one recycle delay (%s) from now, and claims the record again. "+
+		"Until that delay has passed, nodes get no block unless spec.allocation.whenExhausted is ReuseOldest. "+
+		"Do not apply, sync or restore this ConfigMap: it is NodeIPAM's own",
+		record, finding, delay)
 }
 
 // rebuild registers the consumer, rebuilds the state from the PodNetwork
@@ -112,12 +199,15 @@ func (r *rebuilder) Start(ctx context.Context) error {
 // holds from the rebuild unless the quarantine lists them with a time that
 // proves they stayed free (nodeipamcore.ListedTrustedSince), claims the
 // issued-block record (extended to every held block) and opens the gate.
+// With distrust, the record was rewritten by someone else: its content is
+// not read, and every block no node holds is quarantined from now
+// (nodeipamcore.Rebuild.DistrustRecord).
 //
 // The ranges come from the cached PodNetwork, as every later sync does, so
 // the phases NodeIPAM applies never go back in time; the quarantine comes
 // from the API server, so blocks freed just before a failover stay
 // quarantined.
-func (r *rebuilder) rebuild(ctx context.Context) error {
+func (r *rebuilder) rebuild(ctx context.Context, distrust bool) error {
 	start := time.Now()
 	if err := consumerClient(r.client, r.reader).Register(ctx, consumerSpec); err != nil {
 		return err
@@ -148,15 +238,22 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var data map[string]string
-	if record != nil {
-		data = record.Data
-	}
-	if err := b.ApplyRecord(data, r.state.Now().Time); err != nil {
-		log.Info("the issued-block record has lines that do not parse; every unheld block of every range waits one recycle delay",
-			"record", r.record.key, "error", err.Error())
+	if distrust {
+		b.DistrustRecord(r.state.RecordKnown(), r.state.Now().Time)
+	} else {
+		var data map[string]string
+		if record != nil {
+			data = record.Data
+		}
+		if err := b.ApplyRecord(data, r.state.Now().Time); err != nil {
+			log.Info("the issued-block record has lines that do not parse; every unheld block of every range waits one recycle delay",
+				"record", r.record.key, "error", err.Error())
+		}
 	}
 	if err := r.record.claimRecord(ctx, record, b.ClaimRecord()); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("%w: %w", errRecordChangedAtClaim, err)
+		}
 		return err
 	}
 	b.RecordClaimed()
@@ -171,7 +268,7 @@ func (r *rebuilder) rebuild(ctx context.Context) error {
 	log.Info("rebuilt the node allocator from the API; allocating",
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
 		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "quarantinedFromRecord", sum.QuarantinedFromRecord,
-		"quarantineIgnored", sum.QuarantineIgnored,
+		"recordDistrusted", sum.RecordDistrusted, "quarantineIgnored", sum.QuarantineIgnored,
 		"ranges", sum.Ranges, "nodesFrom", source.String(), "duration", time.Since(start))
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func (h *recordHarness) leader() (*nodeipamcore.State, *recordStore) {
 	}
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	state := nodeipamcore.NewState(clk, nodeipamcore.NewBackoff(0, 0, clk), podnetworkv1alpha1.IPv4)
-	store := &recordStore{client: h.c, reader: h.c, key: types.NamespacedName{Namespace: "kube-system", Name: RecordName}, state: state}
+	store := &recordStore{client: h.c, reader: h.c, key: types.NamespacedName{Namespace: "kube-system", Name: RecordName}, state: state, signals: newSignals()}
 	rebuild, err := nodeipamcore.NewRebuild(pn)
 	if err != nil {
 		h.t.Fatal(err)
@@ -174,19 +175,181 @@ func TestRecordStore(t *testing.T) {
 
 		// The former leader's 65th block asks for the third chunk ahead of
 		// need: its write conflicts, it finds another claim and stops
-		// allocating.
+		// allocating until it has rebuilt.
 		if !h.allocate(h.state, 64) {
 			t.Fatal("the 65th block asks for no write")
 		}
 		err := h.store.sync(ctx)
-		if !errors.Is(err, nodeipamcore.ErrFenced) {
-			t.Fatalf("sync = %v, want ErrFenced", err)
+		if !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+			t.Fatalf("sync = %v, want ErrRecordRewritten", err)
 		}
 		if got := h.stored(); got != "10.0.0.0/17\n" {
 			t.Fatalf("the former leader changed the record to %q", got)
 		}
-		if _, err := h.state.Allocate(&slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: "late", UID: "late"}}); !errors.Is(err, nodeipamcore.ErrFenced) {
-			t.Fatalf("Allocate after fencing = %v, want ErrFenced", err)
+		h.expectRecovering("another claim")
+	})
+}
+
+// rewrite stores data as the record from another client, with the claim
+// annotation given (none when empty), as kubectl apply of an export does.
+func (h *recordHarness) rewrite(data map[string]string, claim string) {
+	h.t.Helper()
+	cm := &corev1.ConfigMap{}
+	if err := h.c.Get(context.Background(), h.store.key, cm); err != nil {
+		h.t.Fatal(err)
+	}
+	cm.Data = data
+	cm.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"}
+	if claim != "" {
+		cm.Annotations[ClaimAnnotation] = claim
+	}
+	if err := h.c.Update(context.Background(), cm); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// export returns the record's data as the API holds it now.
+func (h *recordHarness) export() map[string]string {
+	h.t.Helper()
+	cm := &corev1.ConfigMap{}
+	if err := h.c.Get(context.Background(), h.store.key, cm); err != nil {
+		h.t.Fatal(err)
+	}
+	return cm.Data
+}
+
+// expectRecovering checks that the leader hands nothing out and asked the
+// rebuilder to recover, saying what it found.
+func (h *recordHarness) expectRecovering(finding string) {
+	h.t.Helper()
+	if h.state.IsOpen() {
+		h.t.Fatal("the state is still open")
+	}
+	if _, err := h.state.Allocate(&slimnode.Node{ObjectMeta: metav1.ObjectMeta{Name: "late", UID: "late"}}); !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+		h.t.Fatalf("Allocate while recovering = %v, want ErrRecordRewritten", err)
+	}
+	select {
+	case got := <-h.store.signals.recovery:
+		if !strings.Contains(got, finding) {
+			h.t.Fatalf("recovery asked for with %q, want it to say %q", got, finding)
+		}
+	default:
+		h.t.Fatal("no recovery asked for")
+	}
+}
+
+// TestRecordRewritten: a record someone else rewrote is found by the
+// periodic check or by the next write, whatever its claim annotation, and
+// suspends allocation until the rebuilder recovers (issue #31, point 4);
+// changes that are not someone else's content are not.
+func TestRecordRewritten(t *testing.T) {
+	ctx := context.Background()
+	// grown is a leader that recorded two chunks, then grew the record by
+	// its third chunk: an export of the first state is older content.
+	grown := func(t *testing.T) (*recordHarness, map[string]string) {
+		t.Helper()
+		h := newRecordHarness(t)
+		h.allocate(h.state, 1)
+		if err := h.store.sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		export := h.export()
+		h.allocate(h.state, 64)
+		if err := h.store.sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.stored(); got != "10.0.0.0/17\n10.0.128.0/18\n" {
+			t.Fatalf("stored %q", got)
+		}
+		return h, export
+	}
+
+	t.Run("an export re-applied without the claim is found by the check", func(t *testing.T) {
+		h, export := grown(t)
+		h.rewrite(export, "")
+		if err := h.store.check(ctx); !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+			t.Fatalf("check = %v, want ErrRecordRewritten", err)
+		}
+		h.expectRecovering("no claim annotation")
+	})
+
+	t.Run("an export carrying the current claim is found by the check", func(t *testing.T) {
+		h, export := grown(t)
+		h.rewrite(export, h.store.claim)
+		if err := h.store.check(ctx); !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+			t.Fatalf("check = %v, want ErrRecordRewritten", err)
+		}
+		h.expectRecovering("with this leader's claim but content it did not write")
+	})
+
+	t.Run("an export carrying the current claim is found by the next write", func(t *testing.T) {
+		h, export := grown(t)
+		h.rewrite(export, h.store.claim)
+		h.allocate(h.state, 64) // the 129th block asks for the fourth chunk
+		if err := h.store.sync(ctx); !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+			t.Fatalf("sync = %v, want ErrRecordRewritten", err)
+		}
+		if got := h.stored(); got != export[nodeipamcore.RecordKeyIPv4] {
+			t.Fatalf("the record was written over: %q", got)
+		}
+		h.expectRecovering("with this leader's claim but content it did not write")
+	})
+
+	t.Run("a label or annotation added by someone else is no rewrite", func(t *testing.T) {
+		h, _ := grown(t)
+		h.rewrite(h.export(), h.store.claim)
+		if err := h.store.check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !h.state.IsOpen() {
+			t.Fatal("the state was suspended")
+		}
+		h.allocate(h.state, 64)
+		if err := h.store.sync(ctx); err != nil {
+			t.Fatalf("the next write: %v", err)
+		}
+		if got := h.stored(); got != "10.0.0.0/16\n" {
+			t.Fatalf("stored %q", got)
+		}
+	})
+
+	t.Run("a deleted record is written again from what the leader knows", func(t *testing.T) {
+		h, _ := grown(t)
+		if err := h.c.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: h.store.key.Namespace, Name: h.store.key.Name}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.store.check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !h.state.IsOpen() {
+			t.Fatal("the state was suspended")
+		}
+		if h.state.RecordCovers([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}) {
+			t.Fatal("a block counts as recorded while there is no record")
+		}
+		select {
+		case <-h.store.signals.record:
+		default:
+			t.Fatal("no write asked for")
+		}
+		if err := h.store.sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.stored(); got != "10.0.0.0/17\n10.0.128.0/18\n" {
+			t.Fatalf("stored %q", got)
+		}
+		if err := h.store.check(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("a record nobody else wrote passes the check", func(t *testing.T) {
+		h, _ := grown(t)
+		if err := h.store.check(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !h.state.IsOpen() {
+			t.Fatal("the state was suspended")
 		}
 	})
 }

@@ -61,10 +61,11 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		podnetworkv1alpha1.IPFamily(opts.PrimaryIPFamily))
 	wake := newSignals()
 	record := &recordStore{
-		client: mgr.GetClient(),
-		reader: mgr.GetAPIReader(),
-		key:    types.NamespacedName{Namespace: opts.RecordNamespace, Name: RecordName},
-		state:  state,
+		client:  mgr.GetClient(),
+		reader:  mgr.GetAPIReader(),
+		key:     types.NamespacedName{Namespace: opts.RecordNamespace, Name: RecordName},
+		state:   state,
+		signals: wake,
 	}
 	recorder := mgr.GetEventRecorder(eventSource)
 	meta, err := metadata.NewForConfig(mgr.GetConfig())
@@ -84,7 +85,7 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	}); err != nil {
 		return fmt.Errorf("adding the NodeIPAM rebuild: %w", err)
 	}
-	if err := mgr.Add(wake.recordWriter(record)); err != nil {
+	if err := mgr.Add(wake.recordWriter(record, recordCheckInterval)); err != nil {
 		return fmt.Errorf("adding the NodeIPAM record writer: %w", err)
 	}
 	writer, err := newRESTPodCIDRWriter(mgr, opts.FenceWrites)

@@ -18,6 +18,7 @@ package nodeipam
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -34,22 +35,37 @@ import (
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
 )
 
-// signals wakes NodeIPAM's two reconcilers, and the record's ahead-of-need
-// writer, when the state's decisions call for it. Every signal coalesces (a
-// buffer of one), so triggering often is cheap.
+// signals wakes NodeIPAM's two reconcilers, the record's ahead-of-need
+// writer and the rebuilder's recovery when the state's decisions call for
+// it. Every signal coalesces (a buffer of one), so triggering often is
+// cheap.
 type signals struct {
 	nodes   chan struct{} // retry the waiting nodes
 	network chan struct{} // reconcile the PodNetwork side
 	written chan struct{} // reconcile the PodNetwork side, throttled
 	record  chan struct{} // write the record ahead of need
+	// recovery carries what recordStore found when someone else rewrote
+	// the record: the rebuilder rebuilds the suspended state.
+	recovery chan string
 }
 
 func newSignals() *signals {
 	return &signals{
-		nodes:   make(chan struct{}, 1),
-		network: make(chan struct{}, 1),
-		written: make(chan struct{}, 1),
-		record:  make(chan struct{}, 1),
+		nodes:    make(chan struct{}, 1),
+		network:  make(chan struct{}, 1),
+		written:  make(chan struct{}, 1),
+		record:   make(chan struct{}, 1),
+		recovery: make(chan string, 1),
+	}
+}
+
+// recover asks the rebuilder to rebuild the state recordStore suspended.
+// State.Suspend lets one rewrite through until the state is open again, so
+// a recovery already asked for is never dropped for another.
+func (t *signals) recover(finding string) {
+	select {
+	case t.recovery <- finding:
+	default:
 	}
 }
 
@@ -98,17 +114,26 @@ func (t *signals) recordAhead() {
 // at chunk boundaries each stalled the allocation that needed one. A failed
 // write here costs nothing but the stall it meant to avoid: the first
 // allocation in the chunk then writes the record itself, and handles the
-// failure (recordStore.sync). It runs on the leader only, as the
-// reconcilers do.
-func (t *signals) recordWriter(record *recordStore) manager.Runnable {
+// failure (recordStore.sync). Every checkEvery it also checks that nobody
+// else wrote the record (recordStore.check); a rewrite found either way
+// starts the recovery, which the rebuilder logs. It runs on the leader
+// only, as the reconcilers do.
+func (t *signals) recordWriter(record *recordStore, checkEvery time.Duration) manager.Runnable {
 	return manager.RunnableFunc(func(ctx context.Context) error {
+		log := ctrl.LoggerFrom(ctx)
+		tick := time.NewTicker(checkEvery)
+		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-t.record:
 				if err := record.sync(ctx); err != nil {
-					ctrl.LoggerFrom(ctx).V(1).Info("writing the issued-block record ahead of need failed; the next allocation that needs it writes it", "err", err)
+					log.V(1).Info("writing the issued-block record ahead of need failed; the next allocation that needs it writes it", "err", err)
+				}
+			case <-tick.C:
+				if err := record.check(ctx); err != nil && !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+					log.V(1).Info("checking the issued-block record failed; checking again later", "err", err)
 				}
 			}
 		}

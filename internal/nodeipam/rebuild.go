@@ -47,6 +47,8 @@ type Rebuild struct {
 	record *issuedRecord
 	// fromRecord counts the blocks ApplyRecord quarantined.
 	fromRecord int
+	// distrusted is set by DistrustRecord.
+	distrusted bool
 	// quarantineIgnored counts the quarantine entries not restored as
 	// written (QuarantineEntries).
 	quarantineIgnored int
@@ -136,15 +138,50 @@ func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
 		set, _ = b.IPSet()
 	}
 	r.fromRecord = r.alloc.QuarantineUnheld(set.Prefixes(), now, ListedTrustedSince(now, r.cfg.RecycleDelay))
+	r.useRecord(c, set, set)
+	return err
+}
+
+// DistrustRecord is ApplyRecord for a record someone else rewrote while
+// this leader held it (JudgeRecord's RecordRewritten): its content is not
+// read at all, and every block of every tracked range that no node holds
+// is quarantined from now, whatever status.quarantine lists. Nothing in
+// the API tells which blocks were handed out and freed since the record
+// was last right (the rewrite may have dropped them, and another NodeIPAM
+// may have allocated), so none is free before a full delay from now:
+// under Wait nothing is handed out until then, and blocks freed later wait
+// their own delay. own is what this leader's record held
+// (State.RecordKnown), claimed again with every tracked range, so the
+// addresses outside every range it kept for their delay are not lost.
+// Call it after every AddNode and RestoreQuarantine, instead of
+// ApplyRecord.
+func (r *Rebuild) DistrustRecord(own *netipx.IPSet, now time.Time) {
+	c := newChunker(r.cfg.Ranges)
+	var b netipx.IPSetBuilder
+	b.AddSet(c.ranges)
+	if own != nil {
+		b.AddSet(own)
+	}
+	set, _ := b.IPSet()
+	// keepSince now: a time restored from the status moves to now too.
+	r.fromRecord = r.alloc.QuarantineUnheld(c.ranges.Prefixes(), now, now)
+	r.distrusted = true
+	// What the API holds is not this leader's: nothing counts as stored
+	// until the claim is.
+	r.useRecord(c, &netipx.IPSet{}, set)
+}
+
+// useRecord makes the record stored, with want grown by the chunks of
+// every block nodes hold, what the rebuild claims.
+func (r *Rebuild) useRecord(c chunker, stored, want *netipx.IPSet) {
 	held := make([]netip.Prefix, len(r.holdings))
 	for i, h := range r.holdings {
 		held[i] = h.Prefix
 	}
 	rec := newIssuedRecord()
-	rec.stored = set
-	rec.want = c.cover(set, held)
+	rec.stored = stored
+	rec.want = c.cover(want, held)
 	r.record = &rec
-	return err
 }
 
 // statusResolution is how much earlier than its listed freedAt a block may
@@ -204,8 +241,12 @@ type RebuildSummary struct {
 	OutsideEveryRange int
 	Quarantined       int
 	// QuarantinedFromRecord counts the blocks quarantined because the
-	// issued-block record has them and nothing else said they were free.
+	// issued-block record has them and nothing else said they were free,
+	// or, with RecordDistrusted, because no node holds them.
 	QuarantinedFromRecord int
+	// RecordDistrusted is true when the rebuild did not read the record:
+	// someone else rewrote it (Rebuild.DistrustRecord).
+	RecordDistrusted bool
 	// QuarantineIgnored counts the entries of status.quarantine that were
 	// not restored as written: a cidr that is not a canonical prefix, or a
 	// freedAt in the future (status edited by hand).
@@ -232,6 +273,7 @@ func (r *Rebuild) finish() RebuildSummary {
 		OutsideEveryRange:     len(r.alloc.Unmanaged()),
 		Quarantined:           len(r.alloc.Quarantine()),
 		QuarantinedFromRecord: r.fromRecord,
+		RecordDistrusted:      r.distrusted,
 		QuarantineIgnored:     r.quarantineIgnored,
 		Ranges:                len(r.cfg.Ranges),
 		Conflicts:             r.conflicts,

@@ -107,7 +107,12 @@ func TestRestartAfterStaleStatus(t *testing.T) {
 // controllers/nodeipam/rebuild.go calls it. The simulation knows when each
 // block was really freed (the deletion of its node) and fails at the first
 // block handed out before that time plus the delay, with the seed and the
-// last events. Rerun one seed with -run 'TestNoEarlyReuseAcrossRestarts/seed=N$'.
+// last events. Another client also rewrites the record now and then with
+// an older copy of it (an export re-applied, a restore) or an empty one;
+// the running leader finds it before it hands out anything more and
+// rebuilds in place without trusting it, as
+// controllers/nodeipam/rebuild.go's recover does (issue #31, point 4).
+// Rerun one seed with -run 'TestNoEarlyReuseAcrossRestarts/seed=N$'.
 func TestNoEarlyReuseAcrossRestarts(t *testing.T) {
 	seeds, steps := 200, 1000
 	if testing.Short() {
@@ -139,6 +144,9 @@ type restartSim struct {
 	nodes  map[string]netip.Prefix
 	status []v1alpha1.QuarantinedBlock
 	record map[string]string
+	// exports are copies of the record taken along the way, which another
+	// client re-applies.
+	exports []map[string]string
 
 	// freedAt is the truth: when the node last holding each block was
 	// deleted.
@@ -240,8 +248,10 @@ func (s *restartSim) step() {
 		s.writeStatus()
 	case r < 90:
 		s.writeAhead()
-	case r < 95:
+	case r < 94:
 		s.trim()
+	case r < 96:
+		s.rewrite()
 	default:
 		s.kill("killed")
 	}
@@ -290,6 +300,41 @@ func (s *restartSim) start() {
 	state.Open(b)
 	s.op = &simOperator{state: state}
 	s.logf("operator started: status lists %s; record %s", statusString(s.status), recordString(s.record))
+}
+
+// rewrite is another client writing the record: an export taken earlier,
+// or an empty one. The running leader finds it (recordStore's check or its
+// next write) before it hands out anything more, suspends its state and
+// rebuilds it in place from what the API holds, with every unheld block
+// quarantined from now, then claims the record again.
+func (s *restartSim) rewrite() {
+	old := map[string]string{}
+	if len(s.exports) > 0 && s.rnd.IntN(4) > 0 {
+		old = s.exports[s.rnd.IntN(len(s.exports))]
+	}
+	s.record = old
+	s.logf("record rewritten by another client: %s", recordString(old))
+	if !s.op.state.Suspend() {
+		s.fatalf("Suspend: the state was not open")
+	}
+	now := s.clock.Now()
+	pn := s.spec.DeepCopy()
+	pn.Status.Quarantine = slices.Clone(s.status)
+	b, err := NewRebuild(pn)
+	if err != nil {
+		s.fatalf("NewRebuild: %v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.nodes)) {
+		if err := b.AddNode(name, types.UID("uid-"+name), []string{s.nodes[name].String()}); err != nil {
+			s.fatalf("AddNode(%s): %v", name, err)
+		}
+	}
+	b.RestoreQuarantine(pn, now)
+	b.DistrustRecord(s.op.state.RecordKnown(), now)
+	s.record = EncodeRecord(b.ClaimRecord())
+	b.RecordClaimed()
+	s.op.state.Open(b)
+	s.logf("operator recovered: record %s", recordString(s.record))
 }
 
 // kill throws the operator's memory away.
@@ -418,6 +463,11 @@ func (s *restartSim) writeRecord() {
 	s.record = EncodeRecord(content)
 	s.op.state.EndRecordWrite(content, RecordStored)
 	s.logf("record written: %s", recordString(s.record))
+	if len(s.exports) < 20 {
+		s.exports = append(s.exports, s.record)
+	} else {
+		s.exports[s.rnd.IntN(len(s.exports))] = s.record
+	}
 }
 
 func statusString(qs []v1alpha1.QuarantinedBlock) string {

@@ -48,8 +48,11 @@ type State struct {
 
 	mu    sync.Mutex
 	alloc *allocator.Allocator // nil until the rebuild opened the gate
-	cfg   Config
-	cfgRV string // resourceVersion of the PodNetwork cfg was derived from
+	// suspended closes the gate again, from Suspend until the next Open:
+	// someone else rewrote the issued-block record.
+	suspended bool
+	cfg       Config
+	cfgRV     string // resourceVersion of the PodNetwork cfg was derived from
 	// specGeneration is the PodNetwork generation cfg was derived from: a
 	// nodeSelector edit changes the candidates without changing their names.
 	specGeneration int64
@@ -91,6 +94,11 @@ type inflightWrite struct {
 	// up when the node is seen with other podCIDRs, and quarantined when it
 	// is gone.
 	uncertain bool
+	// carried is true for a write a recovery carried into its rebuild
+	// (State.Open): its blocks are held for the node, not provisional, so
+	// they are released into quarantine, not returned, when the node shows
+	// other podCIDRs.
+	carried bool
 }
 
 // NewState returns a closed State: nothing is allocated until Open installs
@@ -117,38 +125,85 @@ func NewState(clk clock.PassiveClock, backoff *Backoff, primary v1alpha1.IPFamil
 // Open checks the finished rebuild for overlapping podCIDRs, installs it
 // and lets the reconcilers work. The caller retries every waiting node and
 // reconciles the PodNetwork side afterwards.
+//
+// After Suspend it replaces what the state knew by the rebuild, except the
+// nodes still waiting and the node writes still in flight or of unknown
+// outcome: the rebuild read the nodes after those writes were sent, so
+// each may land yet. A write the rebuild saw a node with podCIDRs for is
+// settled (stored, or certainly not: podCIDRs never change); the blocks of
+// every other one stay held for its node, and the write counts as of
+// unknown outcome, so the node is read again from the API server before
+// the same blocks are written again.
 func (s *State) Open(r *Rebuild) RebuildSummary {
 	sum := r.finish()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	reopen := s.alloc != nil
 	s.alloc, s.cfg, s.cfgRV, s.specGeneration, s.nodes = r.alloc, r.cfg, r.rv, r.generation, r.nodes
 	s.chunker = newChunker(r.cfg.Ranges)
 	if r.record != nil {
 		s.record = *r.record
 	}
+	if reopen {
+		s.conflicts = map[[2]string][]Conflict{} // the rebuild found the ones that remain
+		s.carryInflightLocked()
+	}
 	for _, c := range r.conflicts {
 		s.addConflictLocked(c)
 	}
+	s.suspended = false
 	return sum
 }
 
-// Park reports whether the gate is still closed; the node is then among the
-// waiting nodes to retry when it opens.
+// carryInflightLocked carries the node writes of the suspended state into
+// the state just rebuilt (see Open).
+func (s *State) carryInflightLocked() {
+	for name, w := range s.inflight {
+		if rec, ok := s.nodes[name]; ok && rec.uid == w.uid && len(rec.cidrs) > 0 {
+			delete(s.inflight, name)
+			continue
+		}
+		for _, b := range w.blocks {
+			_ = s.alloc.Reserve(name, b) // fails only for an empty name
+		}
+		w.uncertain, w.carried = true, true
+		s.inflight[name] = w
+	}
+}
+
+// Park reports whether the gate is closed (the rebuild has not finished, or
+// a recovery suspended the state); the node is then among the waiting nodes
+// to retry when it opens.
 func (s *State) Park(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.alloc != nil {
+	if s.alloc != nil && !s.suspended {
 		return false
 	}
 	s.waiting[name] = struct{}{}
 	return true
 }
 
-// IsOpen reports whether the rebuild finished.
+// IsOpen reports whether the rebuild finished and no recovery suspended the
+// state since.
 func (s *State) IsOpen() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.alloc != nil
+	return s.alloc != nil && !s.suspended
+}
+
+// NodeWritesInFlight counts the node writes sent whose answer has not come
+// yet. A recovery waits for them before it reads the nodes (Open).
+func (s *State) NodeWritesInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, w := range s.inflight {
+		if !w.uncertain {
+			n++
+		}
+	}
+	return n
 }
 
 // WaitingNodes returns the nodes to retry when something may let them

@@ -155,6 +155,13 @@ func (s *State) Ack(rs v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) 
 	return s.cfg.Ack(rs, s.busyLocked)
 }
 
+// RecycleDelay is the recycle delay in force.
+func (s *State) RecycleDelay() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.RecycleDelay
+}
+
 // Now is the time on NodeIPAM's clock, which stamps its acknowledgements.
 func (s *State) Now() metav1.Time {
 	return metav1.NewTime(s.clock.Now())

@@ -64,8 +64,10 @@ func (s *State) Allocate(node *slimnode.Node) (Allocation, error) {
 	if rec, ok := s.nodes[node.Name]; ok && rec.uid == node.UID && len(rec.cidrs) > 0 {
 		return Allocation{Blocks: rec.cidrs, Stale: true}, nil
 	}
-	if s.record.fenced {
-		return Allocation{}, ErrFenced
+	if s.suspended {
+		// Parked: retried when the recovery's rebuild reopens the state.
+		s.waiting[node.Name] = struct{}{}
+		return Allocation{}, ErrRecordRewritten
 	}
 	if w, ok := s.inflight[node.Name]; ok {
 		return Allocation{Blocks: w.blocks, AnyCandidate: true, RecordPending: s.coverLocked(w.blocks)}, nil
@@ -243,9 +245,14 @@ func (s *State) Observe(node *slimnode.Node) Observation {
 	ours := known && rec.uid == node.UID && rec.ours
 	if w, ok := s.inflight[node.Name]; ok {
 		delete(s.inflight, node.Name)
-		if slices.Equal(w.blocks, cidrs) {
+		switch {
+		case slices.Equal(w.blocks, cidrs):
 			ours = true
-		} else {
+		case w.carried:
+			// Held, not provisional (State.Open): into quarantine, as for
+			// any block whose write may have reached a node.
+			s.alloc.Release(node.Name, s.clock.Now())
+		default:
 			s.alloc.Unassign(node.Name)
 		}
 	}
@@ -293,7 +300,7 @@ func (s *State) StopWaitingIfSettled(node *slimnode.Node) bool {
 	cidrs := cidr.ObservePrefixes(node.Spec.PodCIDRs).Prefixes
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.alloc == nil || !s.settledLocked(node, cidrs) {
+	if s.alloc == nil || s.suspended || !s.settledLocked(node, cidrs) {
 		return false
 	}
 	delete(s.waiting, node.Name)

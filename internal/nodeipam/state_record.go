@@ -28,9 +28,10 @@ import (
 // which blocks it must cover before they are written to a node, what one
 // write stores, and what it may forget.
 
-// ErrFenced means another NodeIPAM leader claimed the issued-block record
-// after this one did: this replica must allocate nothing more.
-var ErrFenced = errors.New("another NodeIPAM leader claimed the issued-block record; this replica allocates nothing more")
+// ErrRecordRewritten means someone else wrote the issued-block record since
+// this leader's last write (JudgeRecord): NodeIPAM allocates nothing until
+// it has rebuilt its state from the API (Suspend, then Open).
+var ErrRecordRewritten = errors.New("the issued-block record was rewritten by another client; NodeIPAM allocates nothing until it has rebuilt its state from the API")
 
 // RecordOutcome is what became of a write of the record.
 type RecordOutcome int
@@ -57,8 +58,6 @@ type issuedRecord struct {
 	// orphanSince is when recorded addresses were first seen outside every
 	// tracked range (see TrimRecord).
 	orphanSince map[netip.Prefix]time.Time
-	// fenced is set once another leader claimed the record.
-	fenced bool
 }
 
 func newIssuedRecord() issuedRecord {
@@ -94,7 +93,7 @@ func (s *State) coverAheadLocked(blocks []netip.Prefix) bool {
 		ahead = append(ahead, s.chunker.following(b)...)
 	}
 	s.record.want = s.chunker.cover(s.record.want, ahead)
-	return s.record.writing == nil && !s.record.fenced && !s.record.want.Equal(s.record.stored)
+	return s.record.writing == nil && !s.suspended && !s.record.want.Equal(s.record.stored)
 }
 
 // RecordCovers reports whether the record certainly holds blocks, so they
@@ -112,7 +111,7 @@ func (s *State) RecordCovers(blocks []netip.Prefix) bool {
 func (s *State) BeginRecordWrite() (*netipx.IPSet, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.record.fenced || s.record.want.Equal(s.record.stored) {
+	if s.suspended || s.record.want.Equal(s.record.stored) {
 		return nil, false
 	}
 	s.record.writing = s.record.want
@@ -140,20 +139,46 @@ func (s *State) EndRecordWrite(content *netipx.IPSet, outcome RecordOutcome) {
 }
 
 // RecordReread replaces what the API is known to hold by a fresh read of
-// the record (this leader's own claim, after a write whose outcome was
-// unknown).
+// the record: a version this leader wrote (JudgeRecord's RecordAdopt, a
+// write whose outcome was unknown), or nothing once it was deleted.
 func (s *State) RecordReread(stored *netipx.IPSet) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.record.stored = stored
 }
 
-// Fence stops allocation for good: another leader claimed the record, so
-// this replica's view is stale (it will lose its lease and exit).
-func (s *State) Fence() {
+// Suspend stops allocation and writes of the record at once: someone else
+// wrote the record (JudgeRecord), so its content is untrusted and this
+// leader's view may be stale (another NodeIPAM may have allocated). Nodes
+// that ask meanwhile wait, parked, until the rebuild that follows reopens
+// the state (Open, with Rebuild.DistrustRecord); the PodNetwork side waits
+// too. It reports whether the state was open and not suspended yet, so one
+// rewrite starts one recovery.
+func (s *State) Suspend() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.record.fenced = true
+	if s.alloc == nil || s.suspended {
+		return false
+	}
+	s.suspended = true
+	return true
+}
+
+// RecordKnown returns every address this leader's record holds or may
+// hold: stored, being written, or wanted. A recovery claims it again, with
+// every tracked range, so the addresses outside every range it still keeps
+// for their delay (TrimRecord) are not lost with the rewritten content.
+func (s *State) RecordKnown() *netipx.IPSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b netipx.IPSetBuilder
+	b.AddSet(s.record.stored)
+	b.AddSet(s.record.want)
+	if s.record.writing != nil {
+		b.AddSet(s.record.writing)
+	}
+	set, _ := b.IPSet()
+	return set
 }
 
 // TrimRecord drops from the wanted record every chunk that is free past its
@@ -168,7 +193,7 @@ func (s *State) TrimRecord() (bool, time.Duration) {
 		return false, 0
 	}
 	next := s.trimLocked(now)
-	return !s.record.fenced && !s.record.want.Equal(s.record.stored), next
+	return !s.suspended && !s.record.want.Equal(s.record.stored), next
 }
 
 func (s *State) trimLocked(now time.Time) time.Duration {

@@ -130,13 +130,17 @@ func TestRecordWrites(t *testing.T) {
 		g.Expect(ok).To(BeFalse())
 	})
 
-	t.Run("a fenced leader allocates nothing and writes no record", func(t *testing.T) {
+	t.Run("a suspended leader allocates nothing and writes no record", func(t *testing.T) {
 		g := NewWithT(t)
 		f := openState(t, wideNet())
 		f.allocate("a")
-		f.state.Fence()
+		g.Expect(f.state.Suspend()).To(BeTrue())
+		g.Expect(f.state.Suspend()).To(BeFalse(), "one rewrite, one recovery")
+		g.Expect(f.state.IsOpen()).To(BeFalse())
 		_, err := f.state.Allocate(node("b"))
-		g.Expect(errors.Is(err, ErrFenced)).To(BeTrue(), "got %v", err)
+		g.Expect(errors.Is(err, ErrRecordRewritten)).To(BeTrue(), "got %v", err)
+		g.Expect(f.state.WaitingNodes()).To(ContainElement("b"), "retried when the state reopens")
+		g.Expect(f.state.Park("c")).To(BeTrue())
 		g.Expect(f.state.Gone("a")).To(HaveLen(1))
 		f.clock.Step(time.Hour)
 		due, _ := f.state.TrimRecord()
