@@ -320,8 +320,10 @@ test-e2e: envtest-assets helm image-tool ## End-to-end: the chart in a real cont
 
 # make chaos-short is the chaos suite CI runs (test/chaos, docs/reliability.md):
 # about a minute of faults on a few hundred nodes with fixed seeds, then the
-# same run against an operator built with the seeded bug (-tags chaosbug),
-# which the checker must catch. make chaos is the acceptance run (5,000
+# same run once per seeded bug against the operator built with them (-tags
+# chaosbug, PODNETWORK_CHAOSBUG picks the active one), each of which the
+# invariant tied to it must catch (CHAOS_FLAGS=-bugs=<name> runs only that
+# one). make chaos is the acceptance run (5,000
 # nodes, 100 leader kills, 10 kube-apiserver and 5 etcd restarts; about 30
 # minutes on 2 cores, not in CI) and writes its table into
 # docs/reliability.md. A failing run prints its seed: reproduce it with
@@ -333,7 +335,7 @@ CHAOS_BUG_SEED ?= 1
 CHAOS_FLAGS ?=
 
 .PHONY: chaos-build
-chaos-build: ## Build the operator, the operator with the seeded bug, and the chaos runner (bin/chaos/chaos).
+chaos-build: ## Build the operator, the operator with the seeded bugs, and the chaos runner (bin/chaos/chaos).
 	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager >/dev/null
 	@$(MAKE) --no-print-directory kwok
 	$(GO) build -o bin/manager .
@@ -341,13 +343,13 @@ chaos-build: ## Build the operator, the operator with the seeded bug, and the ch
 	$(GO) build -o $(CHAOS_DIR)/chaos ./test/chaos/cmd/chaos
 
 .PHONY: chaos-short
-chaos-short: chaos-build ## Short chaos run with fixed seeds (CI), then the seeded bug; fails on any violation or an uncaught bug.
+chaos-short: chaos-build ## Short chaos run with fixed seeds (CI), then each seeded bug; fails on any violation, too few reuses or a bug its invariant misses.
 	$(CHAOS_DIR)/chaos -config short -seeds $(CHAOS_SHORT_SEEDS) -operator bin/manager \
 	  -bug-operator bin/manager-chaosbug -bug-seed $(CHAOS_BUG_SEED) -work $(CHAOS_DIR) \
 	  -command "make chaos-short CHAOS_SHORT_SEEDS=$(CHAOS_SHORT_SEEDS) CHAOS_BUG_SEED=$(CHAOS_BUG_SEED)" $(CHAOS_FLAGS)
 
 .PHONY: chaos
-chaos: chaos-build ## Long chaos run (not in CI), then the seeded bug; writes the table into docs/reliability.md.
+chaos: chaos-build ## Long chaos run (not in CI), then each seeded bug; writes the table into docs/reliability.md.
 	$(CHAOS_DIR)/chaos -config long -seeds $(CHAOS_SEEDS) -operator bin/manager \
 	  -bug-operator bin/manager-chaosbug -bug-seed $(CHAOS_BUG_SEED) -work $(CHAOS_DIR) \
 	  -doc docs/reliability.md -command "make chaos CHAOS_SEEDS=$(CHAOS_SEEDS) CHAOS_BUG_SEED=$(CHAOS_BUG_SEED)" $(CHAOS_FLAGS)

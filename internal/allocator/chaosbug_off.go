@@ -18,7 +18,11 @@ limitations under the License.
 
 package allocator
 
-// seededBugSkipQuarantine is the bug the chaos suite's checker must catch
-// (test/chaos, `make chaos`): built with -tags chaosbug, a released block
-// skips quarantine and is handed out again at once. Always false otherwise.
-const seededBugSkipQuarantine = false
+// The seeded bugs the chaos suite's checker must catch (test/chaos,
+// docs/reliability.md), active only in a build with -tags chaosbug:
+// always false here, so their hooks compile away.
+const (
+	seededBugSkipQuarantine       = false
+	seededBugStaleRebuildFreedAt  = false
+	seededBugRebuildIgnoresRecord = false
+)

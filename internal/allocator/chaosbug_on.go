@@ -18,8 +18,23 @@ limitations under the License.
 
 package allocator
 
-// seededBugSkipQuarantine: this build has the seeded bug. A block a
-// released node held is not remembered as freed, so it is never-used again
-// and, by the lowest-index rule, the next block handed out. Only the chaos
-// suite builds this (bin/manager-chaosbug) to prove its checker fails.
-const seededBugSkipQuarantine = true
+import "podnetwork.io/operator/internal/chaosbug"
+
+// The seeded bugs of this package, for the chaos suite only
+// (bin/manager-chaosbug; the environment variable chaosbug.Env picks the
+// active one):
+//
+//   - seededBugSkipQuarantine: a block a released node held is not
+//     remembered as freed, so it is never-used again and, by the
+//     lowest-index rule, the next block handed out;
+//   - seededBugStaleRebuildFreedAt: QuarantineUnheld ignores keepSince and
+//     keeps every time restored from status.quarantine, so a rebuild trusts a
+//     listing too old to prove the block stayed free since;
+//   - seededBugRebuildIgnoresRecord: QuarantineUnheld quarantines nothing,
+//     so a block of the issued-block record freed after the last status
+//     write, or while no leader ran, is never-used after a rebuild.
+var (
+	seededBugSkipQuarantine       = chaosbug.Active(chaosbug.SkipQuarantine)
+	seededBugStaleRebuildFreedAt  = chaosbug.Active(chaosbug.StaleRebuildFreedAt)
+	seededBugRebuildIgnoresRecord = chaosbug.Active(chaosbug.RebuildIgnoresRecord)
+)

@@ -106,9 +106,15 @@ func (a *Allocator) restoreLocked(entries []QuarantineEntry) {
 // which times do, with keepSince; the zero time keeps every remembered
 // time). Then the MaxQuarantine bound applies at at.
 func (a *Allocator) QuarantineUnheld(prefixes []netip.Prefix, at, keepSince time.Time) int {
+	if seededBugRebuildIgnoresRecord {
+		return 0
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	at = at.Round(0)
+	if seededBugStaleRebuildFreedAt {
+		keepSince = time.Time{}
+	}
 	added := 0
 	for _, pfx := range prefixes {
 		if !pfx.IsValid() {

@@ -48,6 +48,21 @@ func Markdown(results []*Result, command string, machine string) string {
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n")
 	b.WriteString("|" + strings.Repeat("---|", len(header)) + "\n")
 	row("configuration", func(r *Result) string { return r.Config.Name })
+	if slices.ContainsFunc(results, func(r *Result) bool { return r.Bug != nil }) {
+		row("seeded bug (the invariant that must catch it)", func(r *Result) string {
+			if r.Bug == nil {
+				return "none"
+			}
+			return fmt.Sprintf("`%s` (%s)", r.Bug.Name, r.Bug.Invariant)
+		})
+		row("caught by", func(r *Result) string {
+			v, ok := r.Verdict()
+			if !ok {
+				return "n/a"
+			}
+			return strings.Replace(v.String(), "caught by ", "", 1)
+		})
+	}
 	row("seed", func(r *Result) string { return fmt.Sprint(r.Config.Seed) })
 	row("operator binary", func(r *Result) string { return "`" + r.Binary + "`" })
 	row("duration (cluster start to checks)", func(r *Result) string { return r.Duration.Round(time.Second).String() })
@@ -77,8 +92,9 @@ func Markdown(results []*Result, command string, machine string) string {
 	row("recorded changes / operator writes", func(r *Result) string {
 		return fmt.Sprintf("%d / %d", r.Report.Counts[history.CountObservations], len(r.Writes))
 	})
-	row("podCIDRs assigned / freed blocks reused", func(r *Result) string {
-		return fmt.Sprintf("%d / %d", r.Report.Counts[history.CountAssigned], r.Report.Counts[history.CountReuses])
+	row("podCIDRs assigned / freed blocks reused / of them across a fail-over", func(r *Result) string {
+		reuses, across := r.Reuses()
+		return fmt.Sprintf("%d / %d / %d", r.Report.Counts[history.CountAssigned], reuses, across)
 	})
 	row("stale writes (sent without the lease) / of them landed", func(r *Result) string {
 		return fmt.Sprintf("%d / %d%s", r.Report.Counts[history.CountStaleWrites], r.Report.Counts[history.CountStaleLanded], staleKinds(r.Report))

@@ -33,6 +33,9 @@ type Result struct {
 	Config Config
 	Label  string
 	Binary string
+	// Bug is the seeded bug the run had active, nil for the operator under
+	// test.
+	Bug *SeededBug
 
 	// Duration is the whole run, cluster start to checks.
 	Duration time.Duration
@@ -65,6 +68,21 @@ type Result struct {
 
 // ViolationCount is the total number of violations.
 func (r *Result) ViolationCount() int { return len(r.Report.Violations) }
+
+// Verdict judges a seeded-bug run by its bug's invariant; false for a run
+// without a seeded bug.
+func (r *Result) Verdict() (Verdict, bool) {
+	if r.Bug == nil {
+		return Verdict{}, false
+	}
+	return Judge(*r.Bug, r.Violations()), true
+}
+
+// Reuses returns how many freed blocks NodeIPAM handed out again, and how
+// many of them after the lease changed hands since the free.
+func (r *Result) Reuses() (reuses, acrossFailover int) {
+	return r.Report.Counts[history.CountReuses], r.Report.Counts[history.CountReusesAcrossFailover]
+}
 
 // Violations counts the violations by invariant.
 func (r *Result) Violations() map[string]int {

@@ -46,6 +46,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers"
+	"podnetwork.io/operator/internal/chaosbug"
 	"podnetwork.io/operator/test/chaos/faultproxy"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/framework/cluster"
@@ -60,6 +61,9 @@ type Options struct {
 	// Label names the run in progress messages and the report ("operator",
 	// "seeded bug").
 	Label string
+	// Bug, when set, is the seeded bug to activate in Binary (a build with
+	// -tags chaosbug) through chaosbug.Env; the result is judged by it.
+	Bug *SeededBug
 }
 
 // run is the state of one run.
@@ -106,6 +110,17 @@ func Run(ctx context.Context, cfg Config, opts Options) (_ *Result, err error) {
 			err = fmt.Errorf("closing the harness log: %w", cerr)
 		}
 	}()
+	// The operator processes inherit the environment: set (or clear) the
+	// bug's name for them, and restore it for whatever runs next.
+	bugName := ""
+	if opts.Bug != nil {
+		bugName = opts.Bug.Name
+	}
+	restore, err := setEnv(chaosbug.Env, bugName)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	r := &run{cfg: cfg, opts: opts, plan: Schedule(cfg), skipped: map[Kind]int{}, wlog: &faultproxy.Log{}}
 	start := time.Now()
 	progress("%s: %s run, seed %d, work dir %s", opts.Label, cfg.Name, cfg.Seed, opts.WorkDir)
@@ -114,6 +129,27 @@ func Run(ctx context.Context, cfg Config, opts Options) (_ *Result, err error) {
 		res.Duration = time.Since(start)
 	}
 	return res, err
+}
+
+// setEnv sets (value empty: unsets) the environment variable key and
+// returns what restores its previous state.
+func setEnv(key, value string) (restore func(), err error) {
+	old, had := os.LookupEnv(key)
+	if value == "" {
+		err = os.Unsetenv(key)
+	} else {
+		err = os.Setenv(key, value)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("setting %s: %w", key, err)
+	}
+	return func() {
+		if had {
+			_ = os.Setenv(key, old)
+		} else {
+			_ = os.Unsetenv(key)
+		}
+	}, nil
 }
 
 func (r *run) run(ctx context.Context) (*Result, error) {
@@ -164,7 +200,7 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	faultsEnd := time.Now()
 	progress("%s: faults over after %s; waiting for the system to settle", r.opts.Label, faultsEnd.Sub(windowStart).Round(time.Second))
 
-	res := &Result{Config: r.cfg, Label: r.opts.Label, Binary: r.opts.Binary, FaultsEnd: faultsEnd}
+	res := &Result{Config: r.cfg, Label: r.opts.Label, Binary: r.opts.Binary, Bug: r.opts.Bug, FaultsEnd: faultsEnd}
 	if err := r.waitSettled(ctx, r.cfg.RecoverTimeout); err != nil {
 		res.NotRecovered = err.Error()
 		progress("%s: %v", r.opts.Label, err)

@@ -140,6 +140,12 @@ func (c *checker) place(o *Observation, st *nodeState, n *corev1.Node, p netip.P
 // o (managedFields time at), over the freed podCIDR f.
 func (c *checker) reuse(o *Observation, n *corev1.Node, p netip.Prefix, at time.Time, f *freedBlock) {
 	c.counts[CountReuses]++
+	if c.tenure != f.tenure {
+		// The block went through a rebuild between its free and its reuse:
+		// the persistence path (status.quarantine, the issued-block record)
+		// decided when it was safe, not the memory of one leader.
+		c.counts[CountReusesAcrossFailover]++
+	}
 	delaySeconds, wait := c.nw.policy()
 	if !wait {
 		return

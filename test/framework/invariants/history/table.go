@@ -56,7 +56,7 @@ func Table(r Report) string {
 	}
 
 	b.WriteString("\n| history | count |\n|---|---:|\n")
-	for _, k := range []string{CountObservations, CountNodes, CountNodesDeleted, CountAssigned, CountAdopted, CountReuses, CountDrainingRace, CountLeaseHolders} {
+	for _, k := range []string{CountObservations, CountNodes, CountNodesDeleted, CountAssigned, CountAdopted, CountReuses, CountReusesAcrossFailover, CountDrainingRace, CountLeaseHolders} {
 		fmt.Fprintf(&b, "| %s | %d |\n", k, r.Counts[k])
 	}
 

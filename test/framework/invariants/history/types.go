@@ -177,6 +177,10 @@ const (
 	CountDrainingRace = "writes landing in Draining before node-ipam's ack"
 	// CountReuses is the number of NodeIPAM assignments of a freed block.
 	CountReuses = "freed blocks reused"
+	// CountReusesAcrossFailover is the number of those reuses where the
+	// lease changed hands (a new tenure began) between the deletion of the
+	// node that held the block and the reuse.
+	CountReusesAcrossFailover = "freed blocks reused across a fail-over"
 	// CountLeaseHolders is the number of lease tenures (holder, acquireTime).
 	CountLeaseHolders = "lease tenures"
 	// CountStaleWrites and CountStaleLanded count Report.StaleWrites, and
