@@ -20,12 +20,15 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
 // StopOnSignal stops the cluster and exits with status 130 when the process
 // gets SIGINT or SIGTERM, so an interrupted demo or benchmark leaves no
-// control-plane processes behind. The returned function removes the handler.
+// control-plane processes behind. The returned function removes the handler;
+// calling it again does nothing (make demo DEMO_FLAGS=--keep removed it on
+// Ctrl-C and again on the way out, which closed a closed channel).
 func (c *Cluster) StopOnSignal() (cancel func()) {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -41,8 +44,11 @@ func (c *Cluster) StopOnSignal() (cancel func()) {
 		case <-done:
 		}
 	}()
+	var once sync.Once
 	return func() {
-		signal.Stop(ch)
-		close(done)
+		once.Do(func() {
+			signal.Stop(ch)
+			close(done)
+		})
 	}
 }
