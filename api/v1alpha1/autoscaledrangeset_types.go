@@ -112,7 +112,7 @@ type AutoscaledRangeSetSpec struct {
 // +kubebuilder:resource:scope=Cluster,shortName=ars
 // +kubebuilder:storageversion
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="only a single AutoscaledRangeSet named \"default\" is supported"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="AutoscaledRangeSet is a singleton: its name must be \"default\""
 type AutoscaledRangeSet struct {
 	metav1.TypeMeta `json:",inline"`
 

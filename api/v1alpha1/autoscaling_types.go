@@ -164,7 +164,7 @@ type AutoscalingPool struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=43
-	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="cidr must be an IPv4 or IPv6 prefix such as 10.244.0.0/14 or fd00:10:244::/40 (IPv4-mapped IPv6 prefixes are not allowed)"
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",messageExpression="'cidr is not a valid CIDR: it must be an IPv4 or IPv6 prefix such as 10.244.0.0/14 or fd00:10:244::/40' + (self.contains(':') && self.contains('.') ? ' (IPv4-mapped IPv6 prefixes are not allowed)' : '')"
 	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || self == string(cidr(self).masked())",message="cidr must be in canonical form: no address bits set after the prefix length and IPv6 in its shortest lower-case form"
 	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || !(cidr(self).ip().isUnspecified() || cidr('0.0.0.0/8').containsIP(cidr(self).ip()))",message="cidr must not overlap the unspecified address or 0.0.0.0/8"
 	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || !(cidr(self).ip().isLoopback() || cidr(self).containsIP('127.0.0.0') || cidr(self).containsIP('::1'))",message="cidr must not overlap the loopback range 127.0.0.0/8 or ::1"

@@ -184,7 +184,7 @@ type PodCIDRRange struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=43
-	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="cidr must be an IPv4 or IPv6 prefix such as 10.244.0.0/16 or fd00:10:244::/48 (IPv4-mapped IPv6 prefixes are not allowed)"
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",messageExpression="'cidr is not a valid CIDR: it must be an IPv4 or IPv6 prefix such as 10.244.0.0/16 or fd00:10:244::/48' + (self.contains(':') && self.contains('.') ? ' (IPv4-mapped IPv6 prefixes are not allowed)' : '')"
 	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || self == string(cidr(self).masked())",message="cidr must be in canonical form: no address bits set after the prefix length and IPv6 in its shortest lower-case form (for example 10.244.0.0/16, not 10.244.1.0/16)"
 	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || !(cidr(self).ip().isUnspecified() || cidr('0.0.0.0/8').containsIP(cidr(self).ip()))",message="cidr must not overlap the unspecified address or 0.0.0.0/8"
 	// +kubebuilder:validation:XValidation:rule="!isCIDR(self) || !(cidr(self).ip().isLoopback() || cidr(self).containsIP('127.0.0.0') || cidr(self).containsIP('::1'))",message="cidr must not overlap the loopback range 127.0.0.0/8 or ::1"
@@ -647,7 +647,7 @@ type PodNetworkStatus struct {
 // +kubebuilder:printcolumn:name="Autoscaled",type=integer,priority=10,JSONPath=`.status.summary.autoscaledRanges`,description="Number of declared ranges the autoscaler added"
 // +kubebuilder:printcolumn:name="Autoscaling",type=string,priority=10,JSONPath=`.status.autoscaling.message`,description="What the autoscaler does with each pool"
 // +kubebuilder:printcolumn:name="Message",type=string,priority=10,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,description="Message of the Ready condition"
-// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="only a single PodNetwork named \"default\" is supported"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="PodNetwork is a singleton: its name must be \"default\""
 type PodNetwork struct {
 	metav1.TypeMeta `json:",inline"`
 

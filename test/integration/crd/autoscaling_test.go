@@ -211,7 +211,7 @@ func TestAutoscaledRangeSetRules(t *testing.T) {
 		{
 			name:    "name must be default",
 			obj:     func() map[string]any { o := rangeSet(); o["metadata"] = map[string]any{"name": "other"}; return o }(),
-			wantErr: `only a single AutoscaledRangeSet named "default"`,
+			wantErr: `AutoscaledRangeSet is a singleton: its name must be "default"`,
 		},
 		{name: "overlap with another nodeMaskSize", obj: rangeSet(autoscaledRange("p-1", "10.64.0.0/20", 24), autoscaledRange("p-2", "10.64.0.0/19", 25)), wantErr: "ranges must not overlap"},
 		{name: "same cidr twice", obj: rangeSet(autoscaledRange("p-1", "10.64.0.0/20", 24), autoscaledRange("p-2", "10.64.0.0/20", 24)), wantErr: "ranges must not overlap"},

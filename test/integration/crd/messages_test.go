@@ -58,3 +58,58 @@ func isMessagePath(path string) bool {
 	last := path[strings.LastIndex(path, ".")+1:]
 	return last == "message" || strings.HasSuffix(last, "Message") || last == "allocationConflicts[*]"
 }
+
+// TestUserFacingMessages pins the whole error a user sees for the rules whose
+// messages issue #32 rewrote: the text after `The PodNetwork "x" is invalid: `
+// in kubectl's output is exactly these field errors.
+func TestUserFacingMessages(t *testing.T) {
+	renamed := func(o map[string]any) map[string]any {
+		o["metadata"] = map[string]any{"name": "other"}
+		return o
+	}
+	tests := []struct {
+		name string
+		file string
+		obj  map[string]any
+		want string
+	}{
+		{
+			name: "second PodNetwork",
+			file: "podnetwork.io_podnetworks.yaml",
+			obj:  renamed(podNetwork()),
+			want: `[]: Invalid value: PodNetwork is a singleton: its name must be "default"; `,
+		},
+		{
+			name: "second AutoscaledRangeSet",
+			file: "podnetwork.io_autoscaledrangesets.yaml",
+			obj:  renamed(rangeSet()),
+			want: `[]: Invalid value: AutoscaledRangeSet is a singleton: its name must be "default"; `,
+		},
+		{
+			name: "range cidr with an octet above 255",
+			file: "podnetwork.io_podnetworks.yaml",
+			obj:  podNetwork(rng("a", "10.300.0.0/16")),
+			want: `[].spec.ranges[0].cidr: Invalid value: "10.300.0.0/16": cidr is not a valid CIDR: it must be an IPv4 or IPv6 prefix such as 10.244.0.0/16 or fd00:10:244::/48; `,
+		},
+		{
+			name: "range cidr IPv4-mapped IPv6",
+			file: "podnetwork.io_podnetworks.yaml",
+			obj:  podNetwork(rng("a", "::ffff:10.0.0.0/104", 120)),
+			want: `[].spec.ranges[0].cidr: Invalid value: "::ffff:10.0.0.0/104": cidr is not a valid CIDR: it must be an IPv4 or IPv6 prefix such as 10.244.0.0/16 or fd00:10:244::/48 (IPv4-mapped IPv6 prefixes are not allowed); `,
+		},
+		{
+			name: "pool cidr with an octet above 255",
+			file: "podnetwork.io_podnetworks.yaml",
+			obj:  autoscaled("Auto", pool("a", "10.300.0.0/16")),
+			want: `[].spec.autoscaling.pools[0].cidr: Invalid value: "10.300.0.0/16": cidr is not a valid CIDR: it must be an IPv4 or IPv6 prefix such as 10.244.0.0/14 or fd00:10:244::/40; `,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := errString(validate(t, loadCRD(t, tc.file), tc.obj, nil))
+			if got != tc.want {
+				t.Errorf("errors:\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -250,7 +250,7 @@ func TestPodNetworkRules(t *testing.T) {
 		{
 			name:    "name must be default",
 			obj:     func() map[string]any { o := podNetwork(); o["metadata"] = map[string]any{"name": "other"}; return o }(),
-			wantErr: `only a single PodNetwork named "default"`,
+			wantErr: `PodNetwork is a singleton: its name must be "default"`,
 		},
 		{name: "dual stack", obj: podNetwork(rng("v4", "10.244.0.0/16"), rng("v6", "fd00:10:244::/48"))},
 		{name: "default nodeMaskSize too short for /25", obj: podNetwork(rng("a", "10.0.0.0/25")), wantErr: "at least the prefix length"},
