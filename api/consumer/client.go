@@ -22,7 +22,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,7 +37,10 @@ type Client struct {
 	// Client writes (and reads, when Reader is nil).
 	Client client.Client
 	// Reader, if set, is what Register reads with: mgr.GetAPIReader() lets a
-	// consumer register before the manager's cache has started.
+	// consumer register before the manager's cache has started, and reads
+	// the one object by name (the "get" verb, which RBAC can restrict with
+	// resourceNames) instead of starting an informer over every
+	// PodNetworkConsumer.
 	Reader client.Reader
 	// Name is the PodNetworkConsumer's name.
 	Name string
@@ -50,8 +54,14 @@ const registerRetry = time.Second
 // Register creates the consumer's PodNetworkConsumer with spec unless it
 // exists. An existing object is left alone: its spec belongs to whoever
 // wrote it (an admin may have made the consumer optional). It reads first,
-// so a plugin whose RBAC does not allow create works once the admin or its
+// so a plugin whose RBAC does not allow creating works once the admin or its
 // chart created the object.
+//
+// It creates by server-side apply under FieldManager, never forcing: a
+// request that names the object, which RBAC authorizes against
+// resourceNames (the "patch" verb, and "create" since it creates), unlike a
+// plain create. Should someone else create the object between the read and
+// the apply with another spec, the apply conflicts and their spec stays.
 func (c *Client) Register(ctx context.Context, spec v1alpha1.PodNetworkConsumerSpec) error {
 	reader := c.Reader
 	if reader == nil {
@@ -64,11 +74,30 @@ func (c *Client) Register(ctx context.Context, spec v1alpha1.PodNetworkConsumerS
 	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("looking up PodNetworkConsumer %s: %w", c.Name, err)
 	}
-	obj := &v1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: c.Name}, Spec: spec}
-	if err := c.Client.Create(ctx, obj, client.FieldOwner(c.FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+	body, err := registrationApply(c.Name, spec)
+	if err != nil {
+		return err
+	}
+	err = c.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(body), client.FieldOwner(c.FieldManager))
+	if err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("registering PodNetworkConsumer %s: %w", c.Name, err)
 	}
 	return nil
+}
+
+// registrationApply is the body of the server-side apply that registers
+// PodNetworkConsumer name with spec.
+func registrationApply(name string, spec v1alpha1.PodNetworkConsumerSpec) (*unstructured.Unstructured, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&spec)
+	if err != nil {
+		return nil, fmt.Errorf("converting the spec of PodNetworkConsumer %s: %w", name, err)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(v1alpha1.GroupVersion.String())
+	u.SetKind("PodNetworkConsumer")
+	u.SetName(name)
+	u.Object["spec"] = content
+	return u, nil
 }
 
 // Registration returns a manager runnable (run by the leader only) that
@@ -92,15 +121,22 @@ func (c *Client) Registration(spec v1alpha1.PodNetworkConsumerSpec) manager.Runn
 	})
 }
 
-// Get returns the consumer's PodNetworkConsumer, or nil when it does not
-// exist or is being deleted: a consumer that is not registered says nothing.
+// Get returns the consumer's PodNetworkConsumer, read through Client, or
+// nil when it does not exist or is being deleted: a consumer that is not
+// registered says nothing.
 func (c *Client) Get(ctx context.Context) (*v1alpha1.PodNetworkConsumer, error) {
+	return getLive(ctx, c.Client, c.Name)
+}
+
+// getLive reads PodNetworkConsumer name through reader; nil when it does
+// not exist or is being deleted.
+func getLive(ctx context.Context, reader client.Reader, name string) (*v1alpha1.PodNetworkConsumer, error) {
 	self := &v1alpha1.PodNetworkConsumer{}
-	if err := c.Client.Get(ctx, client.ObjectKey{Name: c.Name}, self); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, self); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("reading PodNetworkConsumer %s: %w", c.Name, err)
+		return nil, fmt.Errorf("reading PodNetworkConsumer %s: %w", name, err)
 	}
 	if !self.DeletionTimestamp.IsZero() {
 		return nil, nil

@@ -23,13 +23,17 @@ limitations under the License.
 // around it:
 //
 //   - Client.Register creates the consumer's PodNetworkConsumer if it is
-//     missing and never touches a spec someone already wrote;
+//     missing, by server-side apply without forcing, and never touches a
+//     spec someone already wrote;
 //   - Client.WriteStatus computes the acknowledgements and the Ready
 //     condition (Status) and server-side applies the whole status under the
 //     consumer's own field manager, skipping writes that change nothing;
 //   - Reconciler is a ready-made level-triggered controller-runtime loop for
 //     a plugin that only needs to say, per range, whether it has applied the
-//     range's current phase.
+//     range's current phase. It watches PodNetwork "default" and its own
+//     PodNetworkConsumer through a cache of its own restricted to those two
+//     names (field selector metadata.name), so a role that restricts them
+//     with resourceNames is enough (docs/examples/plugin-clusterrole.yaml).
 //
 // It is its own Go module (podnetwork.io/operator/api/consumer) so that the
 // API module stays free of controller-runtime, while a plugin needs nothing

@@ -23,14 +23,15 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -81,16 +82,23 @@ type Reconciler struct {
 	ControllerName string
 	// Clock stamps acknowledgements; the real clock when nil.
 	Clock clock.PassiveClock
+
+	// reader is the reconciler's own cache (SetupWithManager), restricted
+	// to PodNetwork "default" and PodNetworkConsumer Name; apiReader reads
+	// the API server directly, for registration.
+	reader    client.Reader
+	apiReader client.Reader
 }
 
-// ConsumerClient returns the low-level client the reconciler reads its
-// object and writes its status through.
+// ConsumerClient returns the low-level client the reconciler registers
+// and writes its status through; once SetupWithManager has run, its Reader
+// is the manager's API reader.
 func (r *Reconciler) ConsumerClient() *Client {
 	fm := r.FieldManager
 	if fm == "" {
 		fm = r.Name
 	}
-	return &Client{Client: r.Client, Name: r.Name, FieldManager: fm}
+	return &Client{Client: r.Client, Reader: r.apiReader, Name: r.Name, FieldManager: fm}
 }
 
 // Spec is the spec written at registration.
@@ -100,10 +108,37 @@ func (r *Reconciler) Spec() v1alpha1.PodNetworkConsumerSpec {
 
 // SetupWithManager adds the controller and, unless SkipRegistration, the
 // registration to mgr. Both run on the leader only.
+//
+// The reconciler reads PodNetwork "default" and its own PodNetworkConsumer
+// through a cache of its own, added to mgr, whose informers list and watch
+// with the field selector metadata.name=<name>: the apiserver authorizes
+// such a list or watch against a role's resourceNames, so the plugin's
+// ClusterRole may restrict both to those names (docs/protocol.md, RBAC).
+// The manager's own cache, which other controllers may share, is not used
+// for them and stays unrestricted; registration reads the API server
+// directly (mgr.GetAPIReader()).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Applied == nil {
 		return errors.New("consumer.Reconciler needs Applied")
 	}
+	own, err := cache.New(mgr.GetConfig(), cache.Options{
+		HTTPClient: mgr.GetHTTPClient(),
+		Scheme:     mgr.GetScheme(),
+		Mapper:     mgr.GetRESTMapper(),
+		ByObject: map[client.Object]cache.ByObject{
+			&v1alpha1.PodNetwork{}:         {Field: fields.OneTermEqualSelector("metadata.name", v1alpha1.PodNetworkName)},
+			&v1alpha1.PodNetworkConsumer{}: {Field: fields.OneTermEqualSelector("metadata.name", r.Name)},
+		},
+		// A read of any other kind fails instead of starting an informer.
+		ReaderFailOnMissingInformer: true,
+	})
+	if err != nil {
+		return fmt.Errorf("creating the cache of PodNetworkConsumer %s: %w", r.Name, err)
+	}
+	if err := mgr.Add(own); err != nil {
+		return fmt.Errorf("adding the cache of PodNetworkConsumer %s: %w", r.Name, err)
+	}
+	r.reader, r.apiReader = own, mgr.GetAPIReader()
 	if !r.SkipRegistration {
 		if err := mgr.Add(r.ConsumerClient().Registration(r.Spec())); err != nil {
 			return fmt.Errorf("adding the registration of PodNetworkConsumer %s: %w", r.Name, err)
@@ -116,13 +151,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toDefault := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: v1alpha1.PodNetworkName}}}
 	})
-	named := func(n string) predicate.Predicate {
-		return predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == n })
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		For(&v1alpha1.PodNetwork{}, builder.WithPredicates(named(v1alpha1.PodNetworkName))).
-		Watches(&v1alpha1.PodNetworkConsumer{}, toDefault, builder.WithPredicates(named(r.Name))).
+		WatchesRawSource(source.Kind[client.Object](own, &v1alpha1.PodNetwork{}, toDefault)).
+		WatchesRawSource(source.Kind[client.Object](own, &v1alpha1.PodNetworkConsumer{}, toDefault)).
 		Complete(r)
 }
 
@@ -130,15 +162,19 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // acknowledges what is in effect. Without PodNetwork "default" or without
 // its own (live) PodNetworkConsumer, the consumer says nothing.
 func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	reader := r.reader
+	if reader == nil {
+		reader = r.Client
+	}
 	pn := &v1alpha1.PodNetwork{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	c := r.ConsumerClient()
-	self, err := c.Get(ctx)
+	self, err := getLive(ctx, reader, r.Name)
 	if err != nil || self == nil {
 		return reconcile.Result{}, err
 	}
+	c := r.ConsumerClient()
 	clk := r.Clock
 	if clk == nil {
 		clk = clock.RealClock{}

@@ -90,7 +90,7 @@ type NodeReconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;patch;update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

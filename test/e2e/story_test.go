@@ -47,7 +47,7 @@ var _ = Describe("The admin's story", Ordered, func() {
 		history, err = framework.Record(ctx, admin, &v1alpha1.PodNetworkList{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(history.Stop)
-		By("starting the plugin as its own ServiceAccount")
+		By("starting the plugin as its own ServiceAccount, bound only to the chart's plugin role (the documented one)")
 		plugin, err := env.NewPlugin(controlPlane.Cluster.ImpersonateServiceAccount(pluginNamespace, pluginName), 2*time.Second)
 		Expect(err).NotTo(HaveOccurred())
 		framework.StartManager(ctx, "the plugin", plugin)
@@ -76,9 +76,13 @@ var _ = Describe("The admin's story", Ordered, func() {
 		Expect(plugin.Status().Update(ctx, own)).To(Succeed(), "its own status")
 
 		other := &v1alpha1.PodNetworkConsumer{}
-		Expect(plugin.Get(ctx, client.ObjectKey{Name: "node-ipam"}, other)).To(Succeed())
+		Expect(apierrors.IsForbidden(plugin.Get(ctx, client.ObjectKey{Name: "node-ipam"}, other))).To(BeTrue(), "reading another consumer")
+		Expect(admin.Get(ctx, client.ObjectKey{Name: "node-ipam"}, other)).To(Succeed())
 		other.Status.Ranges = nil
 		Expect(apierrors.IsForbidden(plugin.Status().Update(ctx, other))).To(BeTrue(), "another consumer's status")
+		Expect(apierrors.IsForbidden(plugin.List(ctx, &v1alpha1.PodNetworkConsumerList{}))).To(BeTrue(), "listing every consumer")
+		Expect(plugin.List(ctx, &v1alpha1.PodNetworkConsumerList{}, client.MatchingFields{"metadata.name": pluginName})).To(Succeed(), "listing its own consumer by field selector")
+		Expect(apierrors.IsForbidden(plugin.Create(ctx, &v1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: pluginName + "-2"}}))).To(BeTrue(), "creating a consumer")
 
 		pn := &v1alpha1.PodNetwork{}
 		Expect(plugin.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn)).To(Succeed())

@@ -18,28 +18,39 @@ package sampleplugin
 
 import (
 	"context"
+	"errors"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"podnetwork.io/operator/api/consumer"
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
 
 // TestPluginAgainstAPIServer runs the plugin against a real kube-apiserver
-// with the podnetwork.io CRDs. The test plays the operator: it writes the
-// PodNetwork status a range goes through (the operator's module is not
-// imported here, on purpose) and checks the plugin's own writes.
+// with the podnetwork.io CRDs, as a ServiceAccount bound to exactly the
+// ClusterRole of docs/examples/plugin-clusterrole.yaml (for "my-plugin",
+// renamed). The test plays the operator, as admin: it writes the PodNetwork
+// status a range goes through (the operator's module is not imported here,
+// on purpose) and checks the plugin's own writes through a full cycle,
+// Pending, Active, Draining, Released and purged.
 func TestPluginAgainstAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a kube-apiserver (KUBEBUILDER_ASSETS)")
@@ -62,7 +73,23 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+
+	// The plugin runs as its ServiceAccount, bound to the documented role only.
+	bindDocumentedRole(ctx, t, c)
+	user, err := env.AddUser(envtest.User{Name: serviceAccount, Groups: []string{
+		"system:serviceaccounts", "system:serviceaccounts:" + Name, "system:authenticated",
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pluginCfg := user.Config()
+	pc, err := client.New(pluginCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(pluginCfg, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 	})
 	if err != nil {
@@ -72,7 +99,6 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 	if err := plugin.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
@@ -82,13 +108,25 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 		}
 	})
 
-	// The plugin registers itself, required.
+	// The plugin registers itself, required, by server-side apply.
 	self := &v1alpha1.PodNetworkConsumer{}
 	eventually(t, "the plugin registers", func() bool {
 		return c.Get(ctx, client.ObjectKey{Name: Name}, self) == nil
 	})
 	if !self.IsRequired() || self.Spec.Description == "" {
 		t.Fatalf("registered spec %+v, want required with a description", self.Spec)
+	}
+
+	// The role is what it says: the plugin's own object only.
+	other := &v1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: "other"}}
+	if err := c.Create(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	forbidden(t, "reading another consumer", pc.Get(ctx, client.ObjectKeyFromObject(other), &v1alpha1.PodNetworkConsumer{}))
+	forbidden(t, "listing every consumer", pc.List(ctx, &v1alpha1.PodNetworkConsumerList{}))
+	forbidden(t, "a plain create, even of its own name", pc.Create(ctx, &v1alpha1.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: Name + "-2"}}))
+	if err := pc.List(ctx, &v1alpha1.PodNetworkConsumerList{}, client.MatchingFields{"metadata.name": Name}); err != nil {
+		t.Errorf("listing its own consumer with the field selector: %v", err)
 	}
 
 	pn := &v1alpha1.PodNetwork{
@@ -102,17 +140,22 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 	}
 	v4 := v1alpha1.RangeStatus{Name: "v4", CIDR: "10.244.0.0/16", IPFamily: v1alpha1.IPv4, NodeMaskSize: 24}
 	v6 := v1alpha1.RangeStatus{Name: "v6", CIDR: "fd00:10:244::/48", IPFamily: v1alpha1.IPv6, NodeMaskSize: 64}
-	setPhases := func(p4, p6 v1alpha1.RangePhase) {
+	setRanges := func(ranges ...*v1alpha1.RangeStatus) {
 		t.Helper()
-		v4.Phase, v4.PhaseSince = p4, ptr.To(metav1.Now())
-		v6.Phase, v6.PhaseSince = p6, ptr.To(metav1.Now())
 		if err := c.Get(ctx, client.ObjectKeyFromObject(pn), pn); err != nil {
 			t.Fatal(err)
 		}
-		pn.Status.Ranges = []v1alpha1.RangeStatus{v4, v6}
+		pn.Status.Ranges = nil
+		for _, rs := range ranges {
+			pn.Status.Ranges = append(pn.Status.Ranges, *rs)
+		}
 		if err := c.Status().Update(ctx, pn); err != nil {
 			t.Fatal(err)
 		}
+	}
+	phase := func(rs *v1alpha1.RangeStatus, p v1alpha1.RangePhase) *v1alpha1.RangeStatus {
+		rs.Phase, rs.PhaseSince = p, ptr.To(metav1.Now())
+		return rs
 	}
 	answered := func(rs v1alpha1.RangeStatus, want v1alpha1.AckResult) func() bool {
 		return func() bool {
@@ -123,19 +166,25 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 			return (want == v1alpha1.AckAccepted && acked) || (want == v1alpha1.AckRejected && rejected)
 		}
 	}
+	routes := func(want ...string) {
+		t.Helper()
+		got := plugin.Routes()
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("routes %v, want %v", got, want)
+		}
+	}
 
-	setPhases(v1alpha1.RangePhasePending, v1alpha1.RangePhasePending)
+	setRanges(phase(&v4, v1alpha1.RangePhasePending), phase(&v6, v1alpha1.RangePhasePending))
 	eventually(t, "Pending v4 is accepted", answered(v4, v1alpha1.AckAccepted))
 	eventually(t, "Pending v6 is rejected", answered(v6, v1alpha1.AckRejected))
-	if !slices.Equal(plugin.Routes(), []string{"10.244.0.0/16"}) {
-		t.Errorf("routes %v, want the Pending IPv4 range", plugin.Routes())
-	}
+	routes("10.244.0.0/16")
 	ready := meta.FindStatusCondition(self.Status.Conditions, v1alpha1.ConsumerReadyCondition)
 	if observed := ptr.Deref(self.Status.ObservedGeneration, 0); ready == nil || ready.Status != metav1.ConditionTrue || observed != self.Generation {
 		t.Errorf("Ready %+v, observedGeneration %d; want Ready=True at generation %d", ready, observed, self.Generation)
 	}
 
-	setPhases(v1alpha1.RangePhaseActive, v1alpha1.RangePhaseReleased)
+	setRanges(phase(&v4, v1alpha1.RangePhaseActive), phase(&v6, v1alpha1.RangePhaseReleased))
 	eventually(t, "Active v4 is accepted", answered(v4, v1alpha1.AckAccepted))
 	eventually(t, "Released v6 is accepted", answered(v6, v1alpha1.AckAccepted))
 
@@ -147,16 +196,93 @@ func TestPluginAgainstAPIServer(t *testing.T) {
 	}
 
 	// A purged range's entry disappears from the plugin's status.
-	if err := c.Get(ctx, client.ObjectKeyFromObject(pn), pn); err != nil {
-		t.Fatal(err)
-	}
-	pn.Status.Ranges = []v1alpha1.RangeStatus{v4}
-	if err := c.Status().Update(ctx, pn); err != nil {
-		t.Fatal(err)
-	}
+	setRanges(&v4)
 	eventually(t, "the purged range's acknowledgement is dropped", func() bool {
 		return c.Get(ctx, client.ObjectKey{Name: Name}, self) == nil && len(self.Status.Ranges) == 1
 	})
+
+	// v4 drains, still routed, then is released and no longer routed.
+	setRanges(phase(&v4, v1alpha1.RangePhaseDraining))
+	eventually(t, "Draining v4 is accepted", answered(v4, v1alpha1.AckAccepted))
+	routes("10.244.0.0/16")
+	setRanges(phase(&v4, v1alpha1.RangePhaseReleased))
+	eventually(t, "Released v4 is accepted", answered(v4, v1alpha1.AckAccepted))
+	routes()
+	setRanges()
+	eventually(t, "the purged v4's acknowledgement is dropped", func() bool {
+		return c.Get(ctx, client.ObjectKey{Name: Name}, self) == nil && len(self.Status.Ranges) == 0
+	})
+
+	// An admin's required: false survives the plugin registering again (a
+	// restart), even if its read missed the object: the apply never forces.
+	self.Spec.Required = ptr.To(false)
+	if err := c.Update(ctx, self); err != nil {
+		t.Fatal(err)
+	}
+	spec := v1alpha1.PodNetworkConsumerSpec{Required: ptr.To(true), Description: "registered again"}
+	for _, reader := range []client.Reader{pc, notFound{}} {
+		cc := &consumer.Client{Client: pc, Reader: reader, Name: Name, FieldManager: Name}
+		if err := cc.Register(ctx, spec); err != nil {
+			t.Errorf("registering again: %v", err)
+		}
+	}
+	if err := c.Get(ctx, client.ObjectKey{Name: Name}, self); err != nil {
+		t.Fatal(err)
+	}
+	if self.IsRequired() {
+		t.Errorf("registering again made the consumer required; spec %+v", self.Spec)
+	}
+}
+
+// serviceAccount is the user the plugin runs as.
+const serviceAccount = "system:serviceaccount:" + Name + ":" + Name
+
+// bindDocumentedRole creates the ClusterRole and ClusterRoleBinding of
+// docs/examples/plugin-clusterrole.yaml, written for "my-plugin", for this
+// plugin (its name in place of my-plugin, also as the ServiceAccount's name
+// and namespace).
+func bindDocumentedRole(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "examples", "plugin-clusterrole.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(strings.ReplaceAll(string(data), "my-plugin", Name)), 4096)
+	created := 0
+	for {
+		obj := &unstructured.Unstructured{}
+		if err := dec.Decode(&obj.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			t.Fatal(err)
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		if err := c.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		created++
+	}
+	if created != 2 {
+		t.Fatalf("the example has %d objects, want a ClusterRole and a ClusterRoleBinding", created)
+	}
+}
+
+// notFound is a reader that finds nothing, as a registration whose read
+// raced with someone else creating the object.
+type notFound struct{ client.Reader }
+
+func (notFound) Get(_ context.Context, key client.ObjectKey, _ client.Object, _ ...client.GetOption) error {
+	return apierrors.NewNotFound(v1alpha1.GroupVersion.WithResource("podnetworkconsumers").GroupResource(), key.Name)
+}
+
+func forbidden(t *testing.T, what string, err error) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("%s: %v, want forbidden", what, err)
+	}
 }
 
 func eventually(t *testing.T, what string, cond func() bool) {

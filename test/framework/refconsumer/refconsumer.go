@@ -94,9 +94,10 @@ func (c *Consumer) SetupWithManager(mgr ctrl.Manager) error {
 	}).SetupWithManager(mgr)
 }
 
-// Register creates the consumer's PodNetworkConsumer if it does not exist.
-// A plugin whose RBAC only lets it write its own status (the chart's plugin
-// ClusterRole) finds the object already created by the admin or the chart.
+// Register creates the consumer's PodNetworkConsumer if it does not exist,
+// by server-side apply (consumer.Client.Register). A plugin whose RBAC does
+// not let it create the object finds it already created by the admin or the
+// chart.
 func (c *Consumer) Register(ctx context.Context) error {
 	cc := &consumer.Client{Client: c.Client, Reader: c.APIReader, Name: c.Name, FieldManager: c.FieldManager()}
 	return cc.Register(ctx, podnetworkv1alpha1.PodNetworkConsumerSpec{Required: ptr.To(c.Required), Description: description})
