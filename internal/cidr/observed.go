@@ -54,6 +54,15 @@ func ParseObservedPrefix(s string) (p netip.Prefix, legacy string, ok bool) {
 		if p, okStd = netipx.FromStdIPNet(n); !okStd {
 			return netip.Prefix{}, "", false
 		}
+		// The sloppy parser keeps an IPv4-mapped address as IPv4 but its
+		// 128-bit mask, which FromStdIPNet turns into an IPv4 prefix longer
+		// than 32 bits: read it as the mapped IPv6 prefix it was written as.
+		if ones, bits := n.Mask.Size(); bits == 128 && p.Addr().Is4() {
+			p = netip.PrefixFrom(netip.AddrFrom16(p.Addr().As16()), ones)
+		}
+		if !p.IsValid() {
+			return netip.Prefix{}, "", false
+		}
 		legacy = fmt.Sprintf("%q has leading zeros, which Kubernetes reads as %s but programs that read them as octal do not", s, unmapPrefix(p).Masked())
 	}
 	if p.Addr().Is4In6() {

@@ -39,6 +39,10 @@ func TestParseObservedPrefix(t *testing.T) {
 		{in: "10.0.0.0/08", want: "10.0.0.0/8", legacy: "leading zeros"},
 		{in: "::ffff:10.0.0.0/120", want: "10.0.0.0/24", legacy: "IPv4-mapped"},
 		{in: "::ffff:10.0.0.0/90"},
+		// The sloppy parser keeps the mapped address as IPv4 with its
+		// 128-bit mask (found by FuzzParseObservedPrefix).
+		{in: "::ffff:10.0.00.0/120", want: "10.0.0.0/24", legacy: "leading zeros"},
+		{in: "::ffff:0.0.00.0/97", want: "0.0.0.0/1", legacy: "leading zeros"},
 		{in: "garbage"},
 		{in: ""},
 		{in: "10.244.2.0/24 "},
