@@ -26,16 +26,7 @@ import (
 	"k8s.io/utils/clock"
 
 	adaptercore "podnetwork.io/operator/internal/adapters"
-	"podnetwork.io/operator/internal/adapters/flannel"
-	"podnetwork.io/operator/internal/adapters/kubeproxy"
 	"podnetwork.io/operator/internal/adapters/registry"
-)
-
-// Names of the built-in adapters' PodNetworkConsumers (their descriptors'
-// Name), for the suites that address them.
-const (
-	KubeProxyConsumerName = kubeproxy.Name
-	FlannelConsumerName   = flannel.Name
 )
 
 // Options configures the adapters: one Component per descriptor of the

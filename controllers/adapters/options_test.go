@@ -30,6 +30,8 @@ import (
 
 	"podnetwork.io/operator/controllers/watches"
 	"podnetwork.io/operator/internal/adapters/adapterstest"
+	flanneladapter "podnetwork.io/operator/internal/adapters/flannel"
+	"podnetwork.io/operator/internal/adapters/kubeproxy"
 	"podnetwork.io/operator/internal/adapters/registry"
 )
 
@@ -45,7 +47,7 @@ func TestAdapterFlags(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	kubeProxy, flannel := component(t, &opts, KubeProxyConsumerName), component(t, &opts, FlannelConsumerName)
+	kubeProxy, flannel := component(t, &opts, kubeproxy.Name), component(t, &opts, flanneladapter.Name)
 	if !flannel.Enabled || kubeProxy.Enabled {
 		t.Errorf("enabled: kube-proxy %v flannel %v", kubeProxy.Enabled, flannel.Enabled)
 	}
@@ -74,8 +76,8 @@ func component(t *testing.T, o *Options, name string) *Component {
 
 func TestAdapterOptionsValidate(t *testing.T) {
 	opts := DefaultOptions()
-	opts.Enable(KubeProxyConsumerName)
-	component(t, &opts, KubeProxyConsumerName).ConfigMap.Key = ""
+	opts.Enable(kubeproxy.Name)
+	component(t, &opts, kubeproxy.Name).ConfigMap.Key = ""
 	opts.Limits.IPv6 = 129
 	if err := opts.validate(); err == nil {
 		t.Error("an empty key and an IPv6 limit of 129 must be refused")
@@ -151,7 +153,7 @@ func TestAdapterCacheOptions(t *testing.T) {
 		t.Errorf("no adapter enabled: ByObject = %v, want it unchanged", got.ByObject)
 	}
 	opts := DefaultOptions()
-	opts.Enable(KubeProxyConsumerName, FlannelConsumerName)
+	opts.Enable(kubeproxy.Name, flanneladapter.Name)
 	got := CacheOptions(base, opts)
 	for _, obj := range []client.Object{&corev1.ConfigMap{}, &appsv1.DaemonSet{}, &corev1.Pod{}} {
 		var cfg *cache.ByObject

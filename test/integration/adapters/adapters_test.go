@@ -30,16 +30,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	adapterctrl "podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/internal/adapters"
+	flannelcfg "podnetwork.io/operator/internal/adapters/flannel"
+	"podnetwork.io/operator/internal/adapters/kubeproxy"
 	"podnetwork.io/operator/internal/adapters/rollout"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/framework/netnode"
 )
 
 const (
-	kubeProxy = adapterctrl.KubeProxyConsumerName
-	flannel   = adapterctrl.FlannelConsumerName
+	kubeProxy = kubeproxy.Name
+	flannel   = flannelcfg.Name
 
 	// initialNodes are IPv4-only nodes with podCIDRs 10.244.<i>.0/24.
 	initialNodes = 3

@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	adapterctrl "podnetwork.io/operator/controllers/adapters"
 	"podnetwork.io/operator/internal/adapters"
 	flannelcfg "podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
@@ -41,8 +40,8 @@ type component struct {
 }
 
 var components = []component{
-	{adapterctrl.KubeProxyConsumerName, kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyName, kubeProxyCovers},
-	{adapterctrl.FlannelConsumerName, flannelNamespace, flannelConfigMap, flannelKey, flannelDaemonSet, flannelCovers},
+	{kubeproxy.Name, kubeProxyNamespace, kubeProxyName, kubeProxyKey, kubeProxyName, kubeProxyCovers},
+	{flannelcfg.Name, flannelNamespace, flannelConfigMap, flannelKey, flannelDaemonSet, flannelCovers},
 }
 
 // expectAdapterPromises asserts, over the recorded history of the
