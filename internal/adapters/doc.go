@@ -33,7 +33,7 @@ limitations under the License.
 // names the adapters for the operator, the kubectl plugin and the chart.
 //
 // Nothing here talks to the API server, and nothing here imports the
-// operator's controllers (package layering's test enforces it): the
+// operator's controllers (imports_test.go at the root enforces it): the
 // adapters' reconciler reads the objects, calls these functions and writes
 // the results.
 package adapters
