@@ -45,6 +45,7 @@ type Metrics struct {
 	allocationDuration prometheus.Histogram
 	cidrNotAvailable   prometheus.Counter
 	autoscalerSteps    *prometheus.CounterVec
+	storeCoarsened     prometheus.Counter
 	status             *statusCollector
 }
 
@@ -78,6 +79,10 @@ func New() *Metrics {
 			Name: "podnetwork_autoscaler_steps_total",
 			Help: "Steps of the autoscaler by pool and action (Expand, Add, Remove, Consolidate); recommended=\"true\" counts the steps Recommend mode reported without taking them.",
 		}, []string{"pool", "action", "recommended"}),
+		storeCoarsened: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "podnetwork_nodeipam_store_coarsened_total",
+			Help: "Writes of NodeIPAM's block store over its size budget, stored coarser: more blocks wait a full recycle delay after a fail-over.",
+		}),
 		status: &statusCollector{},
 	}
 }
@@ -85,7 +90,7 @@ func New() *Metrics {
 // Register registers every metric with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.rangeTransitions, m.phaseDuration, m.consumerAck,
-		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.status} {
+		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.storeCoarsened, m.status} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -120,6 +125,15 @@ func (m *Metrics) ObserveAllocation(waited time.Duration) {
 		return
 	}
 	m.allocationDuration.Observe(waited.Seconds())
+}
+
+// BlockStoreCoarsened counts one write of NodeIPAM's block store that the
+// size budget coarsened.
+func (m *Metrics) BlockStoreCoarsened() {
+	if m == nil {
+		return
+	}
+	m.storeCoarsened.Inc()
 }
 
 // CIDRNotAvailable counts one CIDRNotAvailable event.

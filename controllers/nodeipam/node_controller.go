@@ -57,9 +57,14 @@ const (
 	InvalidPodCIDRReason = "InvalidPodCIDR"
 
 	// IssuedRecordRewrittenReason is the reason of the Warning event on
-	// PodNetwork "default" when NodeIPAM finds its issued-block record
+	// PodNetwork "default" when NodeIPAM finds its block store
 	// written by someone else: it stops allocating and rebuilds its state.
 	IssuedRecordRewrittenReason = "IssuedRecordRewritten"
+
+	// BlockStoreCoarsenedReason is the reason of the Warning event on the
+	// block store's ConfigMap when a write first had to be coarsened to
+	// fit its size budget.
+	BlockStoreCoarsenedReason = "BlockStoreCoarsened"
 
 	// staleCacheRetry is how soon a node is read again when the cache does
 	// not show podCIDRs NodeIPAM already saw or wrote.

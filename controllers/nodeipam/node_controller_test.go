@@ -98,11 +98,12 @@ func newIPAMHarness(t *testing.T, nodes ...string) *ipamHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rebuild.ApplyRecord(nil, clk.Now()); err != nil {
+	h.record = &recordStore{client: h.c, reader: h.c, key: types.NamespacedName{Namespace: "kube-system", Name: RecordName}, state: h.state}
+	claim, err := rebuild.ClaimRecord(clk.Now())
+	if err != nil {
 		t.Fatal(err)
 	}
-	h.record = &recordStore{client: h.c, reader: h.c, key: types.NamespacedName{Namespace: "kube-system", Name: RecordName}, state: h.state}
-	if err := h.record.claimRecord(context.Background(), nil, rebuild.ClaimRecord()); err != nil {
+	if err := h.record.claimRecord(context.Background(), nil, claim); err != nil {
 		t.Fatal(err)
 	}
 	rebuild.RecordClaimed()

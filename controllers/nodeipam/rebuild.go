@@ -113,7 +113,7 @@ func (r *rebuilder) Start(ctx context.Context) error {
 
 // errRecordChangedAtClaim wraps the failure of a rebuild whose claim found
 // the record changed since the rebuild read it.
-var errRecordChangedAtClaim = errors.New("the issued-block record changed between the rebuild's read and its claim")
+var errRecordChangedAtClaim = errors.New("the block store changed between the rebuild's read and its claim")
 
 // rebuildUntilDone rebuilds, retrying with backoff until it succeeds or
 // ctx ends. distrust rebuilds without reading the record's content
@@ -164,9 +164,9 @@ const recoveryWriteWait = 10 * time.Second
 // that the record was found rewritten and what NodeIPAM does about it.
 func (r *rebuilder) announce(ctx context.Context, finding string) {
 	delay := r.state.RecycleDelay()
-	ctrl.LoggerFrom(ctx).Info("the issued-block record was rewritten by someone else: allocation stopped; rebuilding from the API "+
-		"with every block no node holds quarantined for one recycle delay from now, then claiming the record again",
-		"record", r.record.key, "finding", finding, "recycleDelay", delay)
+	ctrl.LoggerFrom(ctx).Info("the block store was rewritten by someone else: allocation stopped; rebuilding from the API "+
+		"with every block no node holds quarantined for one recycle delay from now, then claiming the store again",
+		"store", r.record.key, "finding", finding, "recycleDelay", delay)
 	if r.recorder == nil {
 		return
 	}
@@ -183,9 +183,9 @@ func (r *rebuilder) announce(ctx context.Context, finding string) {
 
 // recordRewrittenNote is the note of the IssuedRecordRewritten event.
 func recordRewrittenNote(record, finding string, delay time.Duration) string {
-	return fmt.Sprintf("NodeIPAM found its issued-block record, ConfigMap %s, written by someone else: %s. "+
+	return fmt.Sprintf("NodeIPAM found its block store, ConfigMap %s, written by someone else: %s. "+
 		"It never trusts content it did not write: it stopped allocating, rebuilds its state from the nodes, "+
-		"quarantines every block no node holds for one recycle delay (%s) from now, and claims the record again. "+
+		"quarantines every block no node holds for one recycle delay (%s) from now, and claims the store again. "+
 		"Until that delay has passed, nodes get no block unless spec.allocation.whenExhausted is ReuseOldest. "+
 		"Do not apply, sync or restore this ConfigMap: it is NodeIPAM's own",
 		record, finding, delay)
@@ -232,29 +232,50 @@ func (r *rebuilder) rebuild(ctx context.Context, distrust bool) error {
 	if err != nil {
 		return err
 	}
-	b.RestoreQuarantine(live, r.state.Now().Time)
 	log := ctrl.LoggerFrom(ctx)
 	record, err := r.record.read(ctx)
 	if err != nil {
 		return err
 	}
-	if distrust {
-		b.DistrustRecord(r.state.RecordKnown(), r.state.Now().Time)
-	} else {
-		var data map[string]string
-		if record != nil {
-			data = record.Data
+	var legacy *corev1.ConfigMap
+	now := r.state.Now().Time
+	switch {
+	case distrust:
+		b.DistrustRecord(r.state.RecordKnown(), now)
+	case record != nil:
+		if err := b.ApplyStore(record.BinaryData[RecordDataKey], now); err != nil {
+			log.Info("the block store does not parse; every unheld block of every range waits one recycle delay",
+				"store", r.record.key, "error", err.Error())
 		}
-		if err := b.ApplyRecord(data, r.state.Now().Time); err != nil {
-			log.Info("the issued-block record has lines that do not parse; every unheld block of every range waits one recycle delay",
-				"record", r.record.key, "error", err.Error())
+	default:
+		if legacy, err = r.record.readLegacy(ctx); err != nil {
+			return err
+		}
+		if legacy == nil {
+			// A first start, or the store deleted: status.quarantine, a
+			// report, is the best that is left.
+			b.RestoreQuarantine(live, now)
+		} else if err := b.ApplyLegacyRecord(legacy.Data, live, now); err != nil {
+			log.Info("the issued-block record of an older release has lines that do not parse; every unheld block of every range waits one recycle delay",
+				"record", legacy.Name, "error", err.Error())
 		}
 	}
-	if err := r.record.claimRecord(ctx, record, b.ClaimRecord()); err != nil {
+	claim, err := b.ClaimRecord(now)
+	if err != nil {
+		return fmt.Errorf("encoding the block store: %w", err)
+	}
+	if err := r.record.claimRecord(ctx, record, claim); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("%w: %w", errRecordChangedAtClaim, err)
 		}
 		return err
+	}
+	if legacy != nil {
+		if err := r.record.deleteLegacy(ctx, legacy); err != nil {
+			// The store is claimed and is the truth from now on; the
+			// next rebuild finds the store and never reads the legacy one.
+			log.Info("could not delete the issued-block record of an older release; the block store replaced it", "error", err.Error())
+		}
 	}
 	b.RecordClaimed()
 	sum := r.state.Open(b)
@@ -267,8 +288,8 @@ func (r *rebuilder) rebuild(ctx context.Context, distrust bool) error {
 	}
 	log.Info("rebuilt the node allocator from the API; allocating",
 		"nodesWithPodCIDRs", sum.NodesWithPodCIDRs, "podCIDRs", sum.PodCIDRs, "outsideEveryRange", sum.OutsideEveryRange,
-		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "quarantinedFromRecord", sum.QuarantinedFromRecord,
-		"recordDistrusted", sum.RecordDistrusted, "quarantineIgnored", sum.QuarantineIgnored,
+		"conflicts", len(sum.Conflicts), "quarantined", sum.Quarantined, "heldBack", sum.QuarantinedFromRecord,
+		"storeDistrusted", sum.RecordDistrusted, "migratedLegacyRecord", legacy != nil, "quarantineIgnored", sum.QuarantineIgnored,
 		"ranges", sum.Ranges, "nodesFrom", source.String(), "duration", time.Since(start))
 	return nil
 }

@@ -29,18 +29,29 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"podnetwork.io/operator/controllers/metrics"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
+	"podnetwork.io/operator/internal/text"
 )
 
 const (
-	// RecordName is the ConfigMap holding the issued-block record
-	// (internal/nodeipam/record.go), in Options.RecordNamespace. It is its
-	// own object, not a field of the PodNetwork every plugin watches.
-	RecordName = "podnetwork-nodeipam-issued"
+	// RecordName is the ConfigMap holding NodeIPAM's block store
+	// (internal/nodeipam/blockstore), in Options.RecordNamespace. It is
+	// its own object, not a field of the PodNetwork every plugin watches.
+	RecordName = "podnetwork-nodeipam-blocks"
+	// RecordDataKey is the binaryData key of the encoded store.
+	RecordDataKey = "blocks"
+	// LegacyRecordName is the issued-block record of older releases (one
+	// prefix a line): read once, when there is no block store yet, and
+	// deleted once the store is claimed.
+	LegacyRecordName = "podnetwork-nodeipam-issued"
 
-	// ClaimAnnotation on the record names the leader that wrote it last
+	// ClaimAnnotation on the store names the leader that wrote it last
 	// since its rebuild: a random token each rebuild draws.
 	ClaimAnnotation = "podnetwork.io/node-ipam-claim"
 )
@@ -77,8 +88,14 @@ type recordStore struct {
 	// stored write (or of a version it adopted); unknown are the data of
 	// writes since whose outcome is unknown.
 	rv      string
-	stored  map[string]string
-	unknown []map[string]string
+	stored  []byte
+	unknown [][]byte
+	// coarsened is set while the last write was coarsened, so the event
+	// says when it starts, not every write.
+	coarsened bool
+	// recorder emits BlockStoreCoarsened; nil in tests.
+	recorder events.EventRecorder
+	metrics  *metrics.Metrics
 }
 
 // read returns the record from the API server; nil when there is none.
@@ -93,11 +110,36 @@ func (s *recordStore) read(ctx context.Context) (*corev1.ConfigMap, error) {
 	return cm, nil
 }
 
+// readLegacy returns the issued-block record of an older release from the
+// API server; nil when there is none.
+func (s *recordStore) readLegacy(ctx context.Context) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{}
+	key := types.NamespacedName{Namespace: s.key.Namespace, Name: LegacyRecordName}
+	if err := s.reader.Get(ctx, key, cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading the issued-block record %s of an older release: %w", key, err)
+	}
+	return cm, nil
+}
+
+// deleteLegacy deletes the issued-block record of an older release once
+// the block store replaced it, conditional on the version the rebuild
+// read: the store is the one truth from then on.
+func (s *recordStore) deleteLegacy(ctx context.Context, read *corev1.ConfigMap) error {
+	err := s.client.Delete(ctx, read, client.Preconditions{UID: &read.UID, ResourceVersion: &read.ResourceVersion})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the issued-block record %s/%s of an older release: %w", read.Namespace, read.Name, err)
+	}
+	return nil
+}
+
 // claimRecord stores content under a new claim of this leader, replacing
-// the record read at the rebuild (nil: none), conditional on its
-// resourceVersion. Any change of the record since fails the rebuild, which
+// the store read at the rebuild (nil: none), conditional on its
+// resourceVersion. Any change of the store since fails the rebuild, which
 // starts over.
-func (s *recordStore) claimRecord(ctx context.Context, read *corev1.ConfigMap, content *netipx.IPSet) error {
+func (s *recordStore) claimRecord(ctx context.Context, read *corev1.ConfigMap, content nodeipamcore.RecordWrite) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.claim = rand.Text()
@@ -118,32 +160,33 @@ func (s *recordStore) sync(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for attempt := 0; ; attempt++ {
-		content, ok := s.state.BeginRecordWrite()
+		w, ok := s.state.BeginRecordWrite()
 		if !ok {
 			return nil
 		}
-		err := s.writeLocked(ctx, content)
+		s.noteCoarsening(ctx, w.Coarsened)
+		err := s.writeLocked(ctx, w)
 		switch {
 		case err == nil:
-			s.state.EndRecordWrite(content, nodeipamcore.RecordStored)
+			s.state.EndRecordWrite(w.Issued, nodeipamcore.RecordStored)
 			return nil
 		case apierrors.IsNotFound(err) && attempt == 0:
 			// Deleted: create it again, from what this leader knows. If
 			// someone created it meanwhile the create fails, and the
-			// re-read finds the record rewritten.
-			s.state.EndRecordWrite(content, nodeipamcore.RecordNotStored)
+			// re-read finds the store rewritten.
+			s.state.EndRecordWrite(w.Issued, nodeipamcore.RecordNotStored)
 			s.rv = ""
 		case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
-			s.state.EndRecordWrite(content, nodeipamcore.RecordNotStored)
+			s.state.EndRecordWrite(w.Issued, nodeipamcore.RecordNotStored)
 			if rerr := s.rereadLocked(ctx); rerr != nil || attempt > 0 {
-				return errors.Join(fmt.Errorf("writing the issued-block record %s: %w", s.key, err), rerr)
+				return errors.Join(fmt.Errorf("writing the block store %s: %w", s.key, err), rerr)
 			}
 		case certainlyNotStored(err):
-			s.state.EndRecordWrite(content, nodeipamcore.RecordNotStored)
-			return fmt.Errorf("writing the issued-block record %s: %w", s.key, err)
+			s.state.EndRecordWrite(w.Issued, nodeipamcore.RecordNotStored)
+			return fmt.Errorf("writing the block store %s: %w", s.key, err)
 		default:
-			s.state.EndRecordWrite(content, nodeipamcore.RecordUnknown)
-			return fmt.Errorf("writing the issued-block record %s, outcome unknown: %w", s.key, err)
+			s.state.EndRecordWrite(w.Issued, nodeipamcore.RecordUnknown)
+			return fmt.Errorf("writing the block store %s, outcome unknown: %w", s.key, err)
 		}
 	}
 }
@@ -186,7 +229,7 @@ func (s *recordStore) rereadLocked(ctx context.Context) error {
 	}
 	seen := nodeipamcore.RecordVersion{}
 	if cm != nil {
-		seen = nodeipamcore.RecordVersion{Exists: true, ResourceVersion: cm.ResourceVersion, Claim: cm.Annotations[ClaimAnnotation], Data: cm.Data}
+		seen = nodeipamcore.RecordVersion{Exists: true, ResourceVersion: cm.ResourceVersion, Claim: cm.Annotations[ClaimAnnotation], Data: cm.BinaryData[RecordDataKey]}
 	}
 	verdict, finding := nodeipamcore.JudgeRecord(seen, s.own())
 	switch verdict {
@@ -200,12 +243,12 @@ func (s *recordStore) rereadLocked(ctx context.Context) error {
 		s.signals.recordAhead()
 		return nil
 	case nodeipamcore.RecordAdopt:
-		set, err := nodeipamcore.DecodeRecord(cm.Data)
+		content, _, err := blockstore.Decode(cm.BinaryData[RecordDataKey])
 		if err != nil {
-			return fmt.Errorf("the issued-block record %s changed under this leader's claim: %w", s.key, err)
+			return fmt.Errorf("the block store %s changed under this leader's claim: %w", s.key, err)
 		}
-		s.rv, s.stored, s.unknown = cm.ResourceVersion, cm.Data, nil
-		s.state.RecordReread(set)
+		s.rv, s.stored, s.unknown = cm.ResourceVersion, cm.BinaryData[RecordDataKey], nil
+		s.state.RecordReread(content.Issued)
 		return nil
 	}
 	if s.state.Suspend() {
@@ -219,10 +262,9 @@ func (s *recordStore) own() nodeipamcore.RecordWrites {
 	return nodeipamcore.RecordWrites{ResourceVersion: s.rv, Claim: s.claim, Stored: s.stored, Unknown: s.unknown}
 }
 
-// writeLocked creates the record (no resourceVersion known) or updates it
+// writeLocked creates the store (no resourceVersion known) or updates it
 // conditionally, with this leader's claim.
-func (s *recordStore) writeLocked(ctx context.Context, content *netipx.IPSet) error {
-	data := nodeipamcore.EncodeRecord(content)
+func (s *recordStore) writeLocked(ctx context.Context, w nodeipamcore.RecordWrite) error {
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace:       s.key.Namespace,
@@ -231,7 +273,7 @@ func (s *recordStore) writeLocked(ctx context.Context, content *netipx.IPSet) er
 			Labels:          map[string]string{"app.kubernetes.io/managed-by": "podnetwork-operator"},
 			Annotations:     map[string]string{ClaimAnnotation: s.claim},
 		},
-		Data: data,
+		BinaryData: map[string][]byte{RecordDataKey: w.Data},
 	}
 	var err error
 	if s.rv == "" {
@@ -241,13 +283,13 @@ func (s *recordStore) writeLocked(ctx context.Context, content *netipx.IPSet) er
 	}
 	switch {
 	case err == nil:
-		s.rv, s.stored, s.unknown = cm.ResourceVersion, data, nil
+		s.rv, s.stored, s.unknown = cm.ResourceVersion, w.Data, nil
 	case !certainlyNotStored(err):
 		// Every write since the last stored one is conditional on the same
 		// resourceVersion, so at most one of them landed, any one. A few
-		// are kept: should an older one have landed, the record counts as
+		// are kept: should an older one have landed, the store counts as
 		// rewritten, which costs a delay, never a block.
-		s.unknown = append(s.unknown, data)
+		s.unknown = append(s.unknown, w.Data)
 		if len(s.unknown) > maxUnknownWrites {
 			s.unknown = s.unknown[1:]
 		}
@@ -255,6 +297,27 @@ func (s *recordStore) writeLocked(ctx context.Context, content *netipx.IPSet) er
 	return err
 }
 
+// noteCoarsening counts a write the size budget coarsened and says so in
+// an event and a log line when it starts.
+func (s *recordStore) noteCoarsening(ctx context.Context, co blockstore.Coarsening) {
+	if !co.Any() {
+		s.coarsened = false
+		return
+	}
+	s.metrics.BlockStoreCoarsened()
+	if s.coarsened {
+		return
+	}
+	s.coarsened = true
+	msg := fmt.Sprintf("the block store %s is over its size budget of %d bytes: %d freed blocks are stored as issued and %d free blocks "+
+		"fill the gaps between issued runs; after a fail-over they wait one full recycle delay", s.key, blockstore.DefaultBudget, co.FreedAsIssued, co.GapBlocksFilled)
+	ctrl.LoggerFrom(ctx).Info(msg)
+	if s.recorder != nil {
+		s.recorder.Eventf(&corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: s.key.Namespace, Name: s.key.Name},
+			nil, corev1.EventTypeWarning, BlockStoreCoarsenedReason, "WriteBlockStore", "%s", text.Message(msg))
+	}
+}
+
 // maxUnknownWrites bounds the writes of unknown outcome recordStore
-// remembers, each up to 730 KB (internal/nodeipam/record.go).
+// remembers, each up to blockstore.DefaultBudget.
 const maxUnknownWrites = 4

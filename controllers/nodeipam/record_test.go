@@ -17,6 +17,7 @@ limitations under the License.
 package nodeipam
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -37,6 +38,7 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	nodeipamcore "podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
 	"podnetwork.io/operator/internal/slimnode"
 )
 
@@ -92,14 +94,16 @@ func (h *recordHarness) leader() (*nodeipamcore.State, *recordStore) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	var data map[string]string
 	if read != nil {
-		data = read.Data
+		if err := rebuild.ApplyStore(read.BinaryData[RecordDataKey], clk.Now()); err != nil {
+			h.t.Fatal(err)
+		}
 	}
-	if err := rebuild.ApplyRecord(data, clk.Now()); err != nil {
+	claim, err := rebuild.ClaimRecord(clk.Now())
+	if err != nil {
 		h.t.Fatal(err)
 	}
-	if err := store.claimRecord(ctx, read, rebuild.ClaimRecord()); err != nil {
+	if err := store.claimRecord(ctx, read, claim); err != nil {
 		h.t.Fatal(err)
 	}
 	rebuild.RecordClaimed()
@@ -130,7 +134,15 @@ func (h *recordHarness) stored() string {
 	if err := h.c.Get(context.Background(), h.store.key, cm); err != nil {
 		h.t.Fatal(err)
 	}
-	return cm.Data[nodeipamcore.RecordKeyIPv4]
+	c, _, err := blockstore.Decode(cm.BinaryData[RecordDataKey])
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, p := range c.Issued.Prefixes() {
+		b.WriteString(p.String() + "\n")
+	}
+	return b.String()
 }
 
 func TestRecordStore(t *testing.T) {
@@ -192,13 +204,13 @@ func TestRecordStore(t *testing.T) {
 
 // rewrite stores data as the record from another client, with the claim
 // annotation given (none when empty), as kubectl apply of an export does.
-func (h *recordHarness) rewrite(data map[string]string, claim string) {
+func (h *recordHarness) rewrite(data []byte, claim string) {
 	h.t.Helper()
 	cm := &corev1.ConfigMap{}
 	if err := h.c.Get(context.Background(), h.store.key, cm); err != nil {
 		h.t.Fatal(err)
 	}
-	cm.Data = data
+	cm.BinaryData = map[string][]byte{RecordDataKey: data}
 	cm.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"}
 	if claim != "" {
 		cm.Annotations[ClaimAnnotation] = claim
@@ -208,14 +220,14 @@ func (h *recordHarness) rewrite(data map[string]string, claim string) {
 	}
 }
 
-// export returns the record's data as the API holds it now.
-func (h *recordHarness) export() map[string]string {
+// export returns the store's data as the API holds it now.
+func (h *recordHarness) export() []byte {
 	h.t.Helper()
 	cm := &corev1.ConfigMap{}
 	if err := h.c.Get(context.Background(), h.store.key, cm); err != nil {
 		h.t.Fatal(err)
 	}
-	return cm.Data
+	return cm.BinaryData[RecordDataKey]
 }
 
 // expectRecovering checks that the leader hands nothing out and asked the
@@ -246,7 +258,7 @@ func TestRecordRewritten(t *testing.T) {
 	ctx := context.Background()
 	// grown is a leader that recorded two chunks, then grew the record by
 	// its third chunk: an export of the first state is older content.
-	grown := func(t *testing.T) (*recordHarness, map[string]string) {
+	grown := func(t *testing.T) (*recordHarness, []byte) {
 		t.Helper()
 		h := newRecordHarness(t)
 		h.allocate(h.state, 1)
@@ -289,7 +301,7 @@ func TestRecordRewritten(t *testing.T) {
 		if err := h.store.sync(ctx); !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
 			t.Fatalf("sync = %v, want ErrRecordRewritten", err)
 		}
-		if got := h.stored(); got != export[nodeipamcore.RecordKeyIPv4] {
+		if got := h.export(); !bytes.Equal(got, export) {
 			t.Fatalf("the record was written over: %q", got)
 		}
 		h.expectRecovering("with this leader's claim but content it did not write")

@@ -66,8 +66,10 @@ func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 		key:     types.NamespacedName{Namespace: opts.RecordNamespace, Name: RecordName},
 		state:   state,
 		signals: wake,
+		metrics: m,
 	}
 	recorder := mgr.GetEventRecorder(eventSource)
+	record.recorder = recorder
 	meta, err := metadata.NewForConfig(mgr.GetConfig())
 	if err != nil {
 		return fmt.Errorf("creating the metadata client of the NodeIPAM rebuild: %w", err)

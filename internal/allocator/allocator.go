@@ -39,6 +39,13 @@ type Allocator struct {
 	// Reserve has confirmed yet, with their state before, so Unassign can
 	// undo an assignment the API never stored (see provisional.go).
 	provisional map[string]provisionalList
+	// heldBackAt is the one time every held-back block (pool.held) waits a
+	// RecycleDelay from, the latest HoldBack was given; heldBackLive says it
+	// is set: from the first HoldBack that held a block back until the
+	// held-back set expires, even while no block is left held back (see
+	// heldback.go).
+	heldBackAt   time.Time
+	heldBackLive bool
 }
 
 // RangeSpec configures one range. Ranges that overlap must nest and use the
@@ -67,7 +74,11 @@ func New(opts Options) *Allocator {
 // changed range is built from the current holdings, so it is immediately
 // consistent with every range it nests in or contains. Remembered freed blocks
 // carry over to every range that contains them and are forgotten when no range
-// does. Holdings are never dropped: an owner whose prefix is in no range stays
+// does. So do held-back blocks, with the same heldBackAt: every block of a
+// new or changed range that overlaps the addresses of a held-back block and
+// that no owner holds is held back (with another node mask, a block an owner
+// holds part of is allocated instead, which keeps it from Assign as well).
+// Holdings are never dropped: an owner whose prefix is in no range stays
 // recorded (see Unmanaged) and is marked again if a matching range returns.
 //
 // The configuration is validated as a whole before anything changes: names
@@ -106,6 +117,7 @@ func (a *Allocator) SetRanges(specs []RangeSpec) error {
 	defer a.mu.Unlock()
 
 	remembered := a.quarantineLocked()
+	heldBack := a.heldRangesLocked()
 	for _, p := range a.order {
 		p.forgetAll()
 	}
@@ -113,11 +125,13 @@ func (a *Allocator) SetRanges(specs []RangeSpec) error {
 
 	pools := make(map[string]*pool, len(specs))
 	order := make([]*pool, 0, len(specs))
+	var rebuilt []*pool
 	for i, s := range specs {
 		p, ok := a.pools[s.Name]
 		if !ok || p.rng != ranges[i] {
 			p = newPool(s.Name, ranges[i], s.Active)
 			a.markHoldings(p)
+			rebuilt = append(rebuilt, p)
 		}
 		p.active = s.Active
 		pools[s.Name] = p
@@ -125,6 +139,12 @@ func (a *Allocator) SetRanges(specs []RangeSpec) error {
 	}
 	slices.SortFunc(order, func(x, y *pool) int { return cmp.Compare(x.name, y.name) })
 	a.pools, a.order = pools, order
+	// Unchanged pools kept their held-back blocks; the new ones get theirs
+	// from the addresses (no block is remembered as freed at this point).
+	// Only the new pools are scanned: in an unchanged pool, the blocks
+	// overlapping those addresses are exactly its held-back ones, since
+	// overlapping ranges share their node mask and agree on every block.
+	a.holdBackLocked(rebuilt, heldBack, func(time.Time) bool { return true })
 	a.restoreLocked(remembered)
 	return nil
 }
@@ -159,8 +179,8 @@ func (a *Allocator) heldIn(owner string, p *pool) (netip.Prefix, bool) {
 }
 
 // holdLocked records that owner holds the masked prefix pfx and marks its
-// blocks in every pool it overlaps. Freed blocks under pfx stop being freed:
-// the API says they are in use. It is a no-op if the holding exists.
+// blocks in every pool it overlaps. Freed and held-back blocks under pfx stop
+// being so: the API says they are in use. It is a no-op if the holding exists.
 func (a *Allocator) holdLocked(owner string, pfx netip.Prefix) {
 	hs := a.owners[owner]
 	i, found := slices.BinarySearchFunc(hs, pfx, comparePrefix)
@@ -169,6 +189,7 @@ func (a *Allocator) holdLocked(owner string, pfx netip.Prefix) {
 	}
 	a.owners[owner] = slices.Insert(hs, i, pfx)
 	a.unfreeOverlapping(pfx)
+	a.unholdBackLocked(pfx)
 	for _, p := range a.order {
 		if lo, hi, ok := p.rng.Overlapping(pfx); ok {
 			p.hold(lo, hi)

@@ -30,15 +30,19 @@ import (
 //
 // Block choice: the lowest-index never-used block; otherwise the block freed
 // longest ago if its recycle delay has passed at now; otherwise, under
-// ReuseOldest, the block freed longest ago anyway. Errors: ErrUnknownRange,
-// ErrRangeInactive, a *QuarantinedError (errors.Is ErrQuarantined) under Wait,
-// and ErrExhausted when every block is allocated.
+// ReuseOldest, the block freed longest ago anyway. Held-back blocks (see
+// HoldBack) count as freed at heldBackAt, the lowest index first; the
+// held-back set expires at now first. Errors: ErrUnknownRange,
+// ErrRangeInactive, a *QuarantinedError (errors.Is ErrQuarantined) under
+// Wait, counting freed and held-back blocks, and ErrExhausted when every
+// block is allocated.
 func (a *Allocator) Assign(owner, rangeName string, now time.Time) (netip.Prefix, error) {
 	if owner == "" {
 		return netip.Prefix{}, ErrInvalidOwner
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.expireHeldBackLocked(now)
 	p, ok := a.pools[rangeName]
 	if !ok {
 		return netip.Prefix{}, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
@@ -59,10 +63,10 @@ func (a *Allocator) Assign(owner, rangeName string, now time.Time) (netip.Prefix
 
 // AssignMany gives owner one block in every named range, or nothing: if any
 // range fails, the blocks assigned by this call are returned to exactly the
-// state they were in (never-used, or freed at their original time), so a
-// dual-stack Node whose second family is exhausted does not leak a block of
-// the first family on every retry, the bug kube-controller-manager and
-// node-ipam-controller share. Prefixes the owner already holds count as
+// state they were in (never-used, freed at their original time, or held
+// back), so a dual-stack Node whose second family is exhausted does not leak
+// a block of the first family on every retry, the bug kube-controller-manager
+// and node-ipam-controller share. Prefixes the owner already holds count as
 // assigned and are kept. The result is in rangeNames order.
 func (a *Allocator) AssignMany(owner string, rangeNames []string, now time.Time) ([]netip.Prefix, error) {
 	if owner == "" {
@@ -70,6 +74,7 @@ func (a *Allocator) AssignMany(owner string, rangeNames []string, now time.Time)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.expireHeldBackLocked(now)
 	pools := make([]*pool, len(rangeNames))
 	for i, name := range rangeNames {
 		p, err := a.poolFor(owner, name)
@@ -90,8 +95,12 @@ func (a *Allocator) AssignMany(owner string, rangeNames []string, now time.Time)
 			for j := len(undos) - 1; j >= 0; j-- {
 				u := undos[j]
 				a.dropHoldingLocked(owner, u.block, nil)
-				if u.wasFreed {
+				switch {
+				case u.wasFreed:
 					a.freeBlockLocked(u.block, u.freedAt)
+				case u.wasHeldBack:
+					// Same call, so the same heldBackAt: exactly as before.
+					a.holdBackBlockLocked(u.block)
 				}
 			}
 			return nil, fmt.Errorf("owner %q: nothing assigned: %w", owner, err)
@@ -120,25 +129,36 @@ func (a *Allocator) poolFor(owner, rangeName string) (*pool, error) {
 
 // assignLocked picks a block of p by policy and gives it to owner. The
 // result says whether the block was a remembered freed block, and its freed
-// time, for undo.
+// time, or a held-back block, for undo. The caller has expired the held-back
+// set at now.
 func (a *Allocator) assignLocked(owner string, p *pool, now time.Time) (provisionalBlock, error) {
 	var pb provisionalBlock
 	idx, ok := p.taken.firstZero()
 	if !ok {
-		e, ok := p.freed.min()
-		if !ok {
+		// The older of the front of the freed queue and the held-back set
+		// (as one entry at heldBackAt, its lowest block); with one delay for
+		// both, the older is also the one reusable first.
+		e, found := p.freed.min()
+		heldBack := false
+		if p.heldN > 0 {
+			if h := (freedEntry{at: a.heldBackAt, idx: int(p.held[0].lo)}); !found || h.before(e) {
+				e, heldBack = h, true
+			}
+			found = true
+		}
+		if !found {
 			return pb, fmt.Errorf("range %q (%s): all %d blocks are allocated: %w", p.name, p.rng.prefix, p.rng.n, ErrExhausted)
 		}
 		reusableAt := e.at.Add(a.opts.RecycleDelay)
 		if reusableAt.After(now) && a.opts.WhenExhausted != ReuseOldest {
 			return pb, &QuarantinedError{
 				Range:       p.name,
-				Quarantined: p.quarantined(now, a.opts.RecycleDelay),
+				Quarantined: p.quarantined(now, a.opts.RecycleDelay) + p.heldN,
 				ReusableAt:  reusableAt,
 				RetryIn:     reusableAt.Sub(now),
 			}
 		}
-		idx, pb.freedAt, pb.wasFreed = e.idx, e.at, true
+		idx, pb.freedAt, pb.wasFreed, pb.wasHeldBack = e.idx, e.at, !heldBack, heldBack
 	}
 	pb.block = p.rng.block(idx)
 	a.holdBlockLocked(owner, p, idx, pb)
@@ -147,15 +167,20 @@ func (a *Allocator) assignLocked(owner string, p *pool, now time.Time) (provisio
 
 // holdBlockLocked is holdLocked for block idx of p, which owner does not
 // hold, as Assign picked it: the block is one block of every pool that
-// contains it, and it is a remembered freed block only if pb.wasFreed (pools
-// sharing a block agree on its state), so the common never-used case does
-// no freed-map lookup.
+// contains it, and it is a remembered freed block only if pb.wasFreed and a
+// held-back one only if pb.wasHeldBack (pools sharing a block agree on its
+// state), so the common never-used case does no lookup.
 func (a *Allocator) holdBlockLocked(owner string, p *pool, idx int, pb provisionalBlock) {
 	hs := a.owners[owner]
 	i, _ := slices.BinarySearchFunc(hs, pb.block, comparePrefix)
 	a.owners[owner] = slices.Insert(hs, i, pb.block)
-	if pb.wasFreed {
+	switch {
+	case pb.wasFreed:
 		a.forgetFreedLocked(pb.block, pb.freedAt)
+	case pb.wasHeldBack:
+		// Out of the held-back set of every pool, and never-used, so hold
+		// does not count its taken bit as another holder.
+		a.unholdBackLocked(pb.block)
 	}
 	for _, q := range a.order {
 		if q == p {

@@ -154,3 +154,32 @@ func (b *bitmap) clearRange(lo, hi int, keep func(i int) bool, cleared func(i in
 		}
 	}
 }
+
+// setSpan sets bits lo..hi (inclusive) a word at a time. Unlike setRange it
+// reports nothing per bit, so marking millions of blocks held back costs one
+// write per word.
+func (b *bitmap) setSpan(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		m := wordMask(w, lo, hi)
+		old := b.words[w]
+		b.ones += bits.OnesCount64(m &^ old)
+		b.words[w] = old | m
+		if b.words[w] == ^uint64(0) {
+			b.nonFull[w>>6] &^= 1 << (uint(w) & 63)
+		}
+	}
+}
+
+// clearSpan clears bits lo..hi (inclusive) a word at a time.
+func (b *bitmap) clearSpan(lo, hi int) {
+	for w := lo >> 6; w <= hi>>6; w++ {
+		x := b.words[w] & wordMask(w, lo, hi)
+		if x == 0 {
+			continue
+		}
+		b.words[w] &^= x
+		b.ones -= bits.OnesCount64(x)
+		b.nonFull[w>>6] |= 1 << (uint(w) & 63)
+		b.low = min(b.low, w>>6)
+	}
+}

@@ -22,8 +22,8 @@ import (
 )
 
 // TestBitmapAgainstModel drives the two-level bitmap with random operations
-// and compares it with a []bool after each one, across sizes around word and
-// summary-word boundaries.
+// (setSpan and clearSpan included) and compares it with a []bool after each
+// one, across sizes around word and summary-word boundaries.
 func TestBitmapAgainstModel(t *testing.T) {
 	for _, n := range []int{1, 2, 63, 64, 65, 127, 128, 4095, 4096, 4097, 64*64*2 + 5} {
 		rnd := rand.New(rand.NewPCG(uint64(n), 7))
@@ -32,7 +32,7 @@ func TestBitmapAgainstModel(t *testing.T) {
 		for op := range 3000 {
 			i := rnd.IntN(n)
 			j := min(n-1, i+rnd.IntN(200))
-			switch rnd.IntN(5) {
+			switch rnd.IntN(7) {
 			case 0, 1:
 				if got, want := b.set(i), !model[i]; got != want {
 					t.Fatalf("n=%d op=%d set(%d)=%v want %v", n, op, i, got, want)
@@ -72,6 +72,16 @@ func TestBitmapAgainstModel(t *testing.T) {
 				}
 				if !equalInts(cleared, want) {
 					t.Fatalf("n=%d clearRange(%d,%d) cleared=%v want %v", n, i, j, cleared, want)
+				}
+			case 5:
+				b.setSpan(i, j)
+				for k := i; k <= j; k++ {
+					model[k] = true
+				}
+			case 6:
+				b.clearSpan(i, j)
+				for k := i; k <= j; k++ {
+					model[k] = false
 				}
 			}
 			if err := b.check(); err != nil {

@@ -27,11 +27,12 @@ import "podnetwork.io/operator/internal/chaosbug"
 //   - seededBugSkipQuarantine: a block a released node held is not
 //     remembered as freed, so it is never-used again and, by the
 //     lowest-index rule, the next block handed out;
-//   - seededBugStaleRebuildFreedAt: QuarantineUnheld ignores keepSince and
-//     keeps every time restored from status.quarantine, so a rebuild trusts a
-//     listing too old to prove the block stayed free since;
-//   - seededBugRebuildIgnoresRecord: QuarantineUnheld quarantines nothing,
-//     so a block of the issued-block record freed after the last status
+//   - seededBugStaleRebuildFreedAt: HoldBack keeps every per-block freed
+//     entry whatever its time, instead of holding back the ones freed before
+//     its at, so a rebuild trusts a time restored from status.quarantine
+//     that is too old to prove the block stayed free since;
+//   - seededBugRebuildIgnoresRecord: HoldBack holds back nothing and returns
+//     0, so a block of the issued-block record freed after the last status
 //     write, or while no leader ran, is never-used after a rebuild.
 var (
 	seededBugSkipQuarantine       = chaosbug.Active(chaosbug.SkipQuarantine)

@@ -67,9 +67,14 @@ func TestConcurrentUse(t *testing.T) {
 					}
 					mu.Unlock()
 				}
+				if i%50 == 0 {
+					// A rebuild's record: only unallocated blocks are held back.
+					a.HoldBack([]netip.Prefix{mp("10.0.0.0/21"), mp("fd00::/62")}, now)
+				}
 				_, _ = a.Usage("v4", now)
 				_, _ = a.Holders("v6")
 				_ = a.Quarantine()
+				_, _ = a.HeldBack(now)
 			}
 		}()
 	}

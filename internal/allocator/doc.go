@@ -33,7 +33,8 @@ limitations under the License.
 // bitmap): a []uint64 of "taken" bits plus a summary with one bit per word
 // that still has a zero bit, so the lowest never-used block is found in
 // O(blocks/4096) word reads instead of kube-controller-manager's linear
-// big.Int scan. A block is taken when it is allocated or remembered as freed.
+// big.Int scan. A block is taken when it is allocated, remembered as freed or
+// held back (see Quarantine persistence).
 // A block's reference count is the number of holdings overlapping it; counts
 // above one (only when holdings overlap, e.g. two Nodes adopted with the same
 // podCIDR) live in a sparse map, so 2^24 blocks cost 2 MiB, not a counter per
@@ -67,7 +68,8 @@ limitations under the License.
 //
 // Assign prefers a block never used since the allocator was built (lowest
 // index first, deterministic), then the block freed longest ago once its
-// RecycleDelay has passed. When every unallocated block is still in
+// RecycleDelay has passed (held-back blocks count as freed at their common
+// time, lowest index first). When every unallocated block is still in
 // quarantine, Options.WhenExhausted decides: Wait returns a *QuarantinedError
 // (errors.Is ErrQuarantined) carrying when the earliest block becomes
 // reusable; ReuseOldest takes the block freed longest ago anyway. When every
@@ -77,12 +79,28 @@ limitations under the License.
 //
 // Quarantine exports the remembered freed blocks so the controller can store
 // them in the API, and RestoreQuarantine reloads them after a restart.
-// QuarantineUnheld quarantines every unallocated block of a set of prefixes
-// (the controller's record of every block it ever handed out) from a given
-// time, except the blocks remembered already as freed since a time the
-// caller trusts: after a restart, a block freed while no leader ran, whose
-// quarantine was never persisted, or whose persisted time is too old to
-// prove it stayed free since, waits a full delay from then.
+//
+// HoldBack holds back every unallocated block of a set of prefixes (the
+// controller's record of every block it ever handed out) from a given time,
+// except the blocks remembered already as freed at that time or later: after
+// a restart, a block freed while no leader ran, whose quarantine was never
+// persisted, or whose persisted time is too old to prove it stayed free
+// since, waits a full delay from then. The record may cover whole IPv6
+// ranges of 2^24 blocks, and 64 or more ranges, so held-back blocks are not
+// remembered one entry each (about 200 bytes a block, GiBs): each pool keeps
+// them as sorted intervals of block indices, computed a bitmap word at a
+// time, so memory is O(intervals), a few per holder, and time O(words). One
+// time, heldBackAt, serves every held-back block of the allocator: a later
+// HoldBack moves it to the later time for all of them, which is conservative
+// (a block may wait longer than needed, never less) and keeps the state one
+// time plus intervals. Held-back blocks have their taken bit set, so the
+// lowest-never-used search skips them; Assign takes them after every
+// never-used block, in time order against the freed ones, and when
+// heldBackAt+RecycleDelay passes they become never-used all at once (checked
+// lazily by the calls that take the current time). HeldBack exports them as
+// merged address ranges and a time, for the controller to store as runs and
+// pass back to HoldBack after a restart. They count as quarantined in Usage,
+// but not in Busy, Quarantine or MaxQuarantine.
 //
 // A block is never forgotten while its recycle delay runs, however many
 // blocks are released within one delay: forgetting one would make it

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go4.org/netipx"
 )
 
 // The fuzz universe: small ranges so every invariant can be brute-forced.
@@ -59,6 +61,10 @@ type fuzzHarness struct {
 	// step.
 	trimmedAt      *time.Time
 	lastQuarantine []QuarantineEntry
+	// lastHeldAt and lastHeld are the held-back time and blocks after the
+	// last step.
+	lastHeldAt time.Time
+	lastHeld   *netipx.IPSet
 }
 
 func overlapsHolding(p netip.Prefix, hs []Holding) bool {
@@ -79,7 +85,8 @@ func (h *fuzzHarness) specs() []RangeSpec {
 
 // FuzzAllocator interprets the input as a sequence of operations and checks
 // the allocator's invariants after every step. Byte 0 picks the exhaustion
-// policy and the quarantine bound; then each pair of bytes is (op, arg).
+// policy and the quarantine bound; then each pair of bytes is (op, arg), op
+// taken modulo 11 (so ops 0 to 9 of older seeds keep their meaning).
 func FuzzAllocator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 || len(data) > 400 {
@@ -111,7 +118,7 @@ func FuzzAllocator(f *testing.F) {
 func (h *fuzzHarness) step(op, arg byte) {
 	t, a := h.t, h.a
 	owner := fuzzOwners[int(arg)%len(fuzzOwners)]
-	switch op % 10 {
+	switch op % 11 {
 	case 0, 1: // assign
 		name := fuzzNames[int(arg>>3)%len(fuzzNames)]
 		want, wantErr := h.expectAssign(owner, name)
@@ -198,7 +205,52 @@ func (h *fuzzHarness) step(op, arg byte) {
 				t.Fatalf("AssignMany(%s, %v) = %v overlaps %v", owner, names, p, o)
 			}
 		}
+	case 10: // hold back a prefix, as the rebuild does with its record
+		p := fuzzReserves[int(arg>>3)%len(fuzzReserves)]
+		at := h.now.Add(-time.Duration(arg&7) * time.Second)
+		want := h.expectHoldBack(p, at)
+		if got := a.HoldBack([]netip.Prefix{p}, at); got != want {
+			t.Fatalf("HoldBack(%v, %v) = %d, want %d", p, at, got, want)
+		}
+		// Every unallocated block of p waits at least until at+delay.
+		for _, q := range a.order {
+			lo, hi, ok := q.rng.Overlapping(p)
+			for i := lo; ok && i <= hi; i++ {
+				b := q.rng.block(i)
+				freedAt, freed := a.freed[b]
+				switch {
+				case a.allocatedIn(q, i):
+				case freed && !freedAt.Before(at):
+				case q.isHeld(i) && !a.heldBackAt.Before(at):
+				default:
+					t.Fatalf("HoldBack(%v, %v) left %v of %s neither allocated nor quarantined from at (freed %v at %v, held back %v at %v)",
+						p, at, b, q.name, freed, freedAt, q.isHeld(i), a.heldBackAt)
+				}
+			}
+		}
 	}
+}
+
+// expectHoldBack counts by brute force the distinct blocks HoldBack(p, at)
+// must add to the held-back set: in a range, unallocated, not held back yet,
+// and never used or freed before at.
+func (h *fuzzHarness) expectHoldBack(p netip.Prefix, at time.Time) int {
+	a := h.a
+	blocks := map[netip.Prefix]bool{}
+	for _, q := range a.order {
+		lo, hi, ok := q.rng.Overlapping(p)
+		for i := lo; ok && i <= hi; i++ {
+			b := q.rng.block(i)
+			if a.allocatedIn(q, i) || q.isHeld(i) {
+				continue
+			}
+			if freedAt, freed := a.freed[b]; freed && !freedAt.Before(at) {
+				continue
+			}
+			blocks[b] = true
+		}
+	}
+	return len(blocks)
 }
 
 func (h *fuzzHarness) setRanges() {
@@ -221,6 +273,15 @@ func (h *fuzzHarness) rebuild(withQuarantine bool) *Allocator {
 	}
 	if withQuarantine {
 		b.RestoreQuarantine(h.a.Quarantine())
+		// The held-back blocks as the controller persists them: a time and
+		// address ranges.
+		if at, rs := h.a.HeldBack(h.now); rs != nil {
+			var ps []netip.Prefix
+			for _, r := range rs {
+				ps = append(ps, r.Prefixes()...)
+			}
+			b.HoldBack(ps, at)
+		}
 	}
 	return b
 }
@@ -244,11 +305,20 @@ func (h *fuzzHarness) expectAssign(owner, name string) (netip.Prefix, error) {
 			return p.rng.block(i), nil
 		}
 	}
-	if p.freed.Len() == 0 {
+	// The oldest freed block or, as if freed at heldBackAt, held-back block;
+	// ties go to the lower index.
+	var cands []freedEntry
+	cands = append(cands, p.freed.entries()...)
+	for i := 0; i < p.rng.n; i++ {
+		if p.isHeld(i) {
+			cands = append(cands, freedEntry{at: a.heldBackAt, idx: i})
+		}
+	}
+	if len(cands) == 0 {
 		return netip.Prefix{}, ErrExhausted
 	}
-	oldest := p.freed.entries()[0]
-	for _, e := range p.freed.entries() {
+	oldest := cands[0]
+	for _, e := range cands {
 		if e.before(oldest) {
 			oldest = e
 		}
@@ -304,11 +374,63 @@ func (h *fuzzHarness) check() {
 			continue
 		}
 		i := slices.IndexFunc(quarantine, func(q QuarantineEntry) bool { return q.Prefix == e.Prefix })
+		if i < 0 && a.isHeldBackAtLeast(e.Prefix, e.FreedAt) {
+			continue // HoldBack moved it to the held-back set, at a later time
+		}
 		if i < 0 || quarantine[i].FreedAt.Before(e.FreedAt) {
 			t.Fatalf("block %v freed at %v was forgotten within its delay (now %v)", e.Prefix, e.FreedAt, h.now)
 		}
 	}
 	h.lastQuarantine = quarantine
+	heldAt, heldRanges := a.HeldBack(h.now)
+	var hb netipx.IPSetBuilder
+	for _, r := range heldRanges {
+		hb.AddRange(r)
+	}
+	heldSet, _ := hb.IPSet()
+	if !slices.IsSortedFunc(heldRanges, func(x, y netipx.IPRange) int { return x.From().Compare(y.From()) }) {
+		t.Fatalf("HeldBack ranges not sorted: %v", heldRanges)
+	}
+	if len(heldSet.Ranges()) != len(heldRanges) {
+		t.Fatalf("HeldBack ranges not merged: %v", heldRanges)
+	}
+	if heldRanges != nil && !heldAt.Add(fuzzDelay).After(h.now) {
+		t.Fatalf("HeldBack(%v) = %v, %v after its delay", h.now, heldAt, heldRanges)
+	}
+	for _, q := range quarantine {
+		if heldSet.OverlapsPrefix(q.Prefix) {
+			t.Fatalf("%v is both held back and in the quarantine", q.Prefix)
+		}
+	}
+	for _, hd := range holdings {
+		if heldSet.OverlapsPrefix(hd.Prefix) {
+			t.Fatalf("%v is both held back and held by %s", hd.Prefix, hd.Owner)
+		}
+	}
+	// Nor is a held-back block forgotten before its delay: it stays held
+	// back (at the same or a later time), is remembered as freed at the
+	// same or a later time, or is held again.
+	if h.lastHeld != nil && h.lastHeldAt.Add(fuzzDelay).After(h.now) {
+		for _, r := range h.lastHeld.Ranges() {
+			for _, b := range r.Prefixes() {
+				for _, s := range h.specs() {
+					rng, _ := NewRange(s.Prefix, s.NodeMaskSize)
+					lo, hi, ok := rng.Overlapping(b)
+					for i := lo; ok && i <= hi; i++ {
+						blk := rng.block(i)
+						if overlapsHolding(blk, holdings) || (heldSet.ContainsPrefix(blk) && !heldAt.Before(h.lastHeldAt)) {
+							continue
+						}
+						j := slices.IndexFunc(quarantine, func(q QuarantineEntry) bool { return q.Prefix == blk })
+						if j < 0 || quarantine[j].FreedAt.Before(h.lastHeldAt) {
+							t.Fatalf("block %v held back at %v was forgotten within its delay (now %v)", blk, h.lastHeldAt, h.now)
+						}
+					}
+				}
+			}
+		}
+	}
+	h.lastHeldAt, h.lastHeld = heldAt, heldSet
 	for _, s := range h.specs() {
 		u, err := a.Usage(s.Name, h.now)
 		if err != nil {
@@ -337,6 +459,9 @@ func (h *fuzzHarness) check() {
 					quarantined++
 				}
 			}
+			if heldSet.ContainsPrefix(b) {
+				quarantined++
+			}
 		}
 		if u.Allocated != allocated || u.Quarantined != quarantined || u.Capacity != r.n {
 			t.Fatalf("range %s usage %+v, brute force allocated=%d quarantined=%d capacity=%d", s.Name, u, allocated, quarantined, r.n)
@@ -351,4 +476,11 @@ func (h *fuzzHarness) check() {
 			t.Fatalf("range %s holders %v, want %v", s.Name, got, want)
 		}
 	}
+}
+
+// isHeldBackAtLeast reports whether block b is held back from at or later.
+func (a *Allocator) isHeldBackAtLeast(b netip.Prefix, at time.Time) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.heldBackBlockLocked(b) && !a.heldBackAt.Before(at)
 }

@@ -32,7 +32,9 @@ const bruteLimit = 1 << 14
 
 // checkInvariants verifies the allocator's internal consistency: bitmap
 // bookkeeping, reference counts against the holdings, the freed heaps against
-// the global freed map, nested pools agreeing block by block, and the bound.
+// the global freed map, the held-back intervals, every block in exactly one
+// state (never used, allocated, freed, held back), and nested pools agreeing
+// block by block.
 func (a *Allocator) checkInvariants() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -87,9 +89,13 @@ func (a *Allocator) checkInvariants() error {
 				return fmt.Errorf("pool %q extra[%d]=%d on a block that is not allocated", p.name, k, c)
 			}
 		}
+		if err := a.checkHeld(p); err != nil {
+			return fmt.Errorf("pool %q held back: %w", p.name, err)
+		}
 		if p.rng.n > bruteLimit {
 			continue
 		}
+		allocated := 0
 		for idx := 0; idx < p.rng.n; idx++ {
 			b := p.rng.block(idx)
 			count := 0
@@ -101,20 +107,29 @@ func (a *Allocator) checkInvariants() error {
 				}
 			}
 			_, freed := p.freed.lookup(idx)
+			held := p.isHeld(idx)
 			switch {
 			case count > 0:
-				if !p.taken.get(idx) || freed {
-					return fmt.Errorf("pool %q block %v has %d holders but taken=%v freed=%v", p.name, b, count, p.taken.get(idx), freed)
+				if !p.taken.get(idx) || freed || held {
+					return fmt.Errorf("pool %q block %v has %d holders but taken=%v freed=%v held back=%v", p.name, b, count, p.taken.get(idx), freed, held)
 				}
 				if got := 1 + int(p.extra[idx]); got != count {
 					return fmt.Errorf("pool %q block %v refcount %d, want %d", p.name, b, got, count)
 				}
+				allocated++
 			case freed:
+				if held {
+					return fmt.Errorf("pool %q block %v is both freed and held back", p.name, b)
+				}
+			case held:
 			default:
 				if p.taken.get(idx) {
-					return fmt.Errorf("pool %q block %v is taken with no holder and not freed", p.name, b)
+					return fmt.Errorf("pool %q block %v is taken with no holder, not freed and not held back", p.name, b)
 				}
 			}
+		}
+		if allocated != p.allocated() {
+			return fmt.Errorf("pool %q allocated()=%d, counted %d", p.name, p.allocated(), allocated)
 		}
 	}
 	for b, at := range a.freed {
@@ -156,9 +171,52 @@ func (a *Allocator) checkInvariants() error {
 				if !ok || outer.rng.block(oidx) != b {
 					return fmt.Errorf("block %v of %q is not a block of %q", b, inner.name, outer.name)
 				}
-				if inner.taken.get(idx) != outer.taken.get(oidx) || inner.extra[idx] != outer.extra[oidx] {
+				if inner.taken.get(idx) != outer.taken.get(oidx) || inner.extra[idx] != outer.extra[oidx] || inner.isHeld(idx) != outer.isHeld(oidx) {
 					return fmt.Errorf("nested pools %q and %q disagree on %v", inner.name, outer.name, b)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkHeld verifies the held-back intervals of p: sorted, disjoint and
+// merged (so equal sets compare equal), inside the range, counted by heldN,
+// taken, and neither freed nor allocated; and that a held-back block implies
+// a running held-back time.
+func (a *Allocator) checkHeld(p *pool) error {
+	n := 0
+	for i, s := range p.held {
+		if s.lo < 0 || s.lo > s.hi || int(s.hi) >= p.rng.n {
+			return fmt.Errorf("interval %d %v out of range", i, s)
+		}
+		if i > 0 && p.held[i-1].hi+1 >= s.lo {
+			return fmt.Errorf("intervals %v and %v overlap or touch", p.held[i-1], s)
+		}
+		n += int(s.hi-s.lo) + 1
+	}
+	if n != p.heldN {
+		return fmt.Errorf("heldN=%d, intervals cover %d", p.heldN, n)
+	}
+	if n > 0 && !a.heldBackLive {
+		return fmt.Errorf("%d blocks held back with no held-back time", n)
+	}
+	if n > bruteLimit {
+		if p.taken.ones < n+p.freed.Len() {
+			return fmt.Errorf("%d taken bits for %d held back and %d freed", p.taken.ones, n, p.freed.Len())
+		}
+		return nil
+	}
+	for _, s := range p.held {
+		for idx := int(s.lo); idx <= int(s.hi); idx++ {
+			if !p.taken.get(idx) {
+				return fmt.Errorf("block %d not taken", idx)
+			}
+			if _, ok := a.freed[p.rng.block(idx)]; ok {
+				return fmt.Errorf("block %d also freed", idx)
+			}
+			if _, ok := p.extra[idx]; ok {
+				return fmt.Errorf("block %d has extra holders", idx)
 			}
 		}
 	}
@@ -249,6 +307,8 @@ type snapshot struct {
 	Pools  []poolSnapshot
 	Owners map[string][]netip.Prefix
 	Freed  map[netip.Prefix]int64
+	// HeldBackAt is heldBackAt in ns while a block is held back, else 0.
+	HeldBackAt int64
 }
 
 type poolSnapshot struct {
@@ -258,6 +318,7 @@ type poolSnapshot struct {
 	Taken  []uint64
 	Extra  map[int]uint32
 	Freed  [][2]int64 // (freed-at ns, index) in heap order
+	Held   []span
 }
 
 func (a *Allocator) snapshot(withFreed bool) snapshot {
@@ -295,6 +356,21 @@ func (a *Allocator) snapshot(withFreed bool) snapshot {
 				ps.Taken[e.idx>>6] &^= 1 << (uint(e.idx) & 63)
 			}
 		}
+		if withFreed {
+			if len(p.held) > 0 { // nil when empty, so empty sets compare equal
+				ps.Held = slices.Clone(p.held)
+			}
+			if p.heldN > 0 {
+				s.HeldBackAt = a.heldBackAt.UnixNano()
+			}
+		} else {
+			// Occupancy only: so is a held-back block.
+			for _, h := range p.held {
+				for idx := int(h.lo); idx <= int(h.hi); idx++ {
+					ps.Taken[idx>>6] &^= 1 << (uint(idx) & 63)
+				}
+			}
+		}
 		s.Pools = append(s.Pools, ps)
 	}
 	return s
@@ -309,6 +385,9 @@ func diffSnapshots(x, y snapshot) string {
 	}
 	if !reflect.DeepEqual(x.Freed, y.Freed) {
 		return fmt.Sprintf("freed differ:\n%v\n%v", x.Freed, y.Freed)
+	}
+	if x.HeldBackAt != y.HeldBackAt {
+		return fmt.Sprintf("held-back time differs: %v vs %v", time.Unix(0, x.HeldBackAt).UTC(), time.Unix(0, y.HeldBackAt).UTC())
 	}
 	if len(x.Pools) != len(y.Pools) {
 		return fmt.Sprintf("pool count %d vs %d", len(x.Pools), len(y.Pools))

@@ -74,8 +74,9 @@ func (o Options) withDefaults() Options {
 
 // SetPolicy replaces RecycleDelay and WhenExhausted, for example when the
 // PodNetwork's spec.allocation changes. Remembered freed blocks keep their
-// freed times, so a shorter delay ends their quarantine at once and a longer
-// one extends it.
+// freed times, and held-back blocks their heldBackAt, so a shorter delay ends
+// their quarantine at once (held-back blocks at the next call that takes the
+// current time) and a longer one extends it.
 func (a *Allocator) SetPolicy(recycleDelay time.Duration, whenExhausted ExhaustedPolicy) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -24,9 +24,11 @@ import (
 // pool is the mutable state of one range. Every block is in exactly one state:
 //
 //	never used   taken=0
-//	allocated    taken=1, not in freed; holders = 1 + extra[idx]
+//	allocated    taken=1, not in freed nor held; holders = 1 + extra[idx]
 //	freed        taken=1, in freed (quarantined until at+RecycleDelay, then
 //	             reusable in freed-time order)
+//	held back    taken=1, in held (quarantined until the Allocator's
+//	             heldBackAt+RecycleDelay, then never used again)
 //
 // The Allocator keeps pools that share blocks (a range nested in a supernet)
 // in the same state for every shared block.
@@ -37,17 +39,24 @@ type pool struct {
 	taken  *bitmap
 	extra  map[int]uint32 // holders beyond the first; only overlapping adoptions
 	freed  freedQueue     // same blocks and times as Allocator.freed, per pool
+	// held is the held-back blocks (see heldback.go) as sorted, disjoint,
+	// non-adjacent index intervals, and heldN how many blocks they cover:
+	// memory per interval, not per block.
+	held  []span
+	heldN int
 }
 
 func newPool(name string, r Range, active bool) *pool {
 	return &pool{name: name, rng: r, active: active, taken: newBitmap(r.n)}
 }
 
-// allocated returns the number of blocks held by at least one owner.
-func (p *pool) allocated() int { return p.taken.ones - p.freed.Len() }
+// allocated returns the number of blocks held by at least one owner: the
+// taken blocks that are neither freed nor held back.
+func (p *pool) allocated() int { return p.taken.ones - p.freed.Len() - p.heldN }
 
 // hold adds one holder to blocks lo..hi. The caller has already taken any
-// freed block in the interval out of the freed set.
+// freed or held-back block in the interval out of its set (which makes it
+// never-used), so every taken bit in the interval is a holder.
 func (p *pool) hold(lo, hi int) {
 	p.taken.setRange(lo, hi, func(i int) {
 		if p.extra == nil {

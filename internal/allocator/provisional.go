@@ -23,13 +23,16 @@ import (
 )
 
 // provisionalBlock is a block Assign handed to an owner that no Reserve has
-// confirmed yet, with its state before the assignment: never used (wasFreed
-// false) or remembered as freed at freedAt. A value, not a pointer to the
-// time, so recording it allocates nothing beyond the owner's slice.
+// confirmed yet, with its state before the assignment: never used (neither
+// flag), remembered as freed at freedAt (wasFreed), or held back
+// (wasHeldBack; freedAt is the heldBackAt of then, for information). A value,
+// not a pointer to the time, so recording it allocates nothing beyond the
+// owner's slice.
 type provisionalBlock struct {
-	block    netip.Prefix
-	freedAt  time.Time
-	wasFreed bool
+	block       netip.Prefix
+	freedAt     time.Time
+	wasFreed    bool
+	wasHeldBack bool
 }
 
 // provisionalList is the provisional blocks of one owner. The first is stored
@@ -48,7 +51,10 @@ func (l provisionalList) blocks() []provisionalBlock {
 // Unassign undoes every assignment of owner that Reserve has not confirmed,
 // and returns the blocks it undid, sorted. Each block goes back to the state
 // it was in before Assign took it: never used, or remembered as freed at its
-// original time. Nothing is quarantined anew.
+// original time, or held back. A held-back block goes back to the held-back
+// set, whose time is never earlier than the one it had, unless that set has
+// expired since: then its delay has passed and it becomes never-used, as it
+// would have. Nothing is quarantined anew.
 //
 // It is for a write the API server certainly rejected (a resourceVersion
 // conflict, a validation error): the block never reached a Node, so
@@ -68,8 +74,11 @@ func (a *Allocator) Unassign(owner string) []netip.Prefix {
 	out := make([]netip.Prefix, 0, len(ps))
 	for _, pb := range ps {
 		a.dropHoldingLocked(owner, pb.block, nil)
-		if pb.wasFreed && a.unallocatedLocked(pb.block) {
+		switch {
+		case pb.wasFreed && a.unallocatedLocked(pb.block):
 			a.freeBlockLocked(pb.block, pb.freedAt)
+		case pb.wasHeldBack && a.heldBackLive && a.unallocatedLocked(pb.block):
+			a.holdBackBlockLocked(pb.block)
 		}
 		out = append(out, pb.block)
 	}
@@ -114,7 +123,8 @@ func (a *Allocator) confirmLocked(owner string, pfx netip.Prefix) {
 }
 
 // unallocatedLocked reports whether block b lies in some pool split into
-// blocks of its size and no owner holds it, so it may be remembered as freed.
+// blocks of its size and no owner holds it, so it may be remembered as freed
+// or held back.
 func (a *Allocator) unallocatedLocked(b netip.Prefix) bool {
 	found := false
 	for _, p := range a.order {

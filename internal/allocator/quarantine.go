@@ -29,11 +29,13 @@ type QuarantineEntry struct {
 	FreedAt time.Time
 }
 
-// Quarantine returns every remembered freed block, at most
-// Options.MaxQuarantine entries, ordered by FreedAt then prefix. It includes
-// blocks whose recycle delay has passed: they still order reuse, and keeping
-// them makes RestoreQuarantine reproduce the state exactly. Callers that only
-// care about safety may drop entries with FreedAt+RecycleDelay <= now.
+// Quarantine returns every remembered freed block, ordered by FreedAt then
+// prefix: the per-block entries only, at most Options.MaxQuarantine once
+// their delay has passed; held-back blocks are not listed (HeldBack reports
+// them as address ranges, however many there are). It includes blocks whose
+// recycle delay has passed: they still order reuse, and keeping them makes
+// RestoreQuarantine reproduce the state exactly. Callers that only care about
+// safety may drop entries with FreedAt+RecycleDelay <= now.
 func (a *Allocator) Quarantine() []QuarantineEntry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -61,9 +63,12 @@ func compareQuarantineEntries(x, y QuarantineEntry) int {
 // Reserve calls of a rebuild. An entry marks every unallocated block it
 // overlaps in every range; allocated blocks (the API says they are in use)
 // and blocks in no range are skipped; a block already remembered keeps the
-// later of the two times. Nothing is trimmed: the next Release or
-// QuarantineUnheld applies the MaxQuarantine bound. Monotonic clock readings
-// are stripped.
+// later of the two times. A held-back block stays held back unless the entry
+// is later than heldBackAt: then it leaves the held-back set and is
+// remembered as freed at the entry's time, so it never becomes reusable
+// earlier than either says (and the held-back time of the other blocks does
+// not move). Nothing is trimmed: the next Release applies the MaxQuarantine
+// bound. Monotonic clock readings are stripped.
 func (a *Allocator) RestoreQuarantine(entries []QuarantineEntry) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -90,50 +95,20 @@ func (a *Allocator) restoreLocked(entries []QuarantineEntry) {
 	}
 	slices.SortFunc(sorted, compareQuarantineEntries)
 	for _, e := range sorted {
+		if a.heldBackBlockLocked(e.Prefix) {
+			if !e.FreedAt.After(a.heldBackAt) {
+				continue
+			}
+			a.unholdBackLocked(e.Prefix)
+		}
 		a.freeBlockLocked(e.Prefix, e.FreedAt)
 	}
 }
 
-// QuarantineUnheld remembers as freed at at every block that overlaps one of
-// prefixes, lies in a range and is not allocated, and returns how many it
-// quarantined from at. A block remembered already keeps its time if that is
-// keepSince or later, and is moved to at otherwise (the later of the two:
-// at is never earlier than a time the rebuild restored). The start-up
-// rebuild calls it with the issued-block record: a block NodeIPAM once
-// handed out that no node holds now may have been freed moments before the
-// restart, or while no leader ran, even if status.quarantine lists it with
-// an older time that no longer proves it stayed free (the caller decides
-// which times do, with keepSince; the zero time keeps every remembered
-// time). Then the MaxQuarantine bound applies at at.
-func (a *Allocator) QuarantineUnheld(prefixes []netip.Prefix, at, keepSince time.Time) int {
-	if seededBugRebuildIgnoresRecord {
-		return 0
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	at = at.Round(0)
-	if seededBugStaleRebuildFreedAt {
-		keepSince = time.Time{}
-	}
-	added := 0
-	for _, pfx := range prefixes {
-		if !pfx.IsValid() {
-			continue
-		}
-		a.eachUnallocated(pfx, func(b netip.Prefix) {
-			if old, ok := a.freed[b]; !ok || (old.Before(keepSince) && old.Before(at)) {
-				a.freeBlockLocked(b, at)
-				added++
-			}
-		})
-	}
-	a.trimLocked(at)
-	return added
-}
-
 // eachUnallocated calls fn for every block that pfx overlaps, in every range,
-// that no owner holds; a block shared by nested ranges may be reported once
-// per range.
+// that no owner holds (never-used, freed or held back); a block shared by
+// nested ranges may be reported once per range. It visits every block of
+// pfx: only for the per-block entries of RestoreQuarantine.
 func (a *Allocator) eachUnallocated(pfx netip.Prefix, fn func(b netip.Prefix)) {
 	for _, p := range a.order {
 		lo, hi, ok := p.rng.Overlapping(pfx)
@@ -149,7 +124,8 @@ func (a *Allocator) eachUnallocated(pfx netip.Prefix, fn func(b netip.Prefix)) {
 }
 
 // freeBlockLocked remembers unallocated block b as freed at at in every pool
-// that contains it, keeping the later time if it is already remembered.
+// that contains it, keeping the later time if it is already remembered. b
+// must not be held back.
 func (a *Allocator) freeBlockLocked(b netip.Prefix, at time.Time) {
 	old, had := a.freed[b]
 	if had && !at.After(old) {
@@ -189,9 +165,9 @@ func (a *Allocator) forgetFreedLocked(b netip.Prefix, at time.Time) {
 }
 
 // allocatedIn reports whether block idx of pool p is held by an owner: taken
-// and not remembered as freed.
+// and neither held back nor remembered as freed.
 func (a *Allocator) allocatedIn(p *pool, idx int) bool {
-	if !p.taken.get(idx) {
+	if !p.taken.get(idx) || p.isHeld(idx) {
 		return false
 	}
 	_, freed := a.freed[p.rng.block(idx)]
@@ -232,7 +208,9 @@ func (a *Allocator) unfreeOverlapping(pfx netip.Prefix) {
 // forgotten block becomes never-used, which only changes the order free
 // blocks are reused in. A block still in its delay is never forgotten, so
 // more than MaxQuarantine blocks freed within one delay stay quarantined, at
-// the cost of their memory (see the package documentation).
+// the cost of their memory (see the package documentation). Held-back blocks
+// are not per-block entries: they never count toward the bound and are never
+// trimmed.
 func (a *Allocator) trimLocked(now time.Time) {
 	for len(a.freed) > a.opts.MaxQuarantine {
 		var oldest QuarantineEntry

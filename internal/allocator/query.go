@@ -26,7 +26,8 @@ import (
 
 // Usage is the block accounting of one range at a point in time. Allocated +
 // Free + Quarantined == Capacity. Free counts never-used blocks and freed
-// blocks whose recycle delay has passed.
+// blocks whose recycle delay has passed; Quarantined counts freed blocks in
+// their delay and held-back blocks (see HoldBack).
 type Usage struct {
 	Capacity    int
 	Allocated   int
@@ -34,15 +35,17 @@ type Usage struct {
 	Quarantined int
 }
 
-// Usage returns the block accounting of the named range at now.
+// Usage returns the block accounting of the named range at now, after
+// expiring the held-back set at now.
 func (a *Allocator) Usage(rangeName string, now time.Time) (Usage, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.expireHeldBackLocked(now)
 	p, ok := a.pools[rangeName]
 	if !ok {
 		return Usage{}, fmt.Errorf("%w %q", ErrUnknownRange, rangeName)
 	}
-	u := Usage{Capacity: p.rng.n, Allocated: p.allocated(), Quarantined: p.quarantined(now, a.opts.RecycleDelay)}
+	u := Usage{Capacity: p.rng.n, Allocated: p.allocated(), Quarantined: p.quarantined(now, a.opts.RecycleDelay) + p.heldN}
 	u.Free = u.Capacity - u.Allocated - u.Quarantined
 	return u, nil
 }
@@ -141,11 +144,15 @@ func (a *Allocator) Conflicts(owner string) []string {
 
 // Busy returns every prefix that must not be handed out as if it had never
 // been used: every holding (confirmed or provisional) and every remembered
-// freed block still in its recycle delay at now. Unsorted; holdings wider
-// or narrower than a block are returned as held.
+// freed block still in its recycle delay at now. Held-back blocks are not
+// included, because listing them would cost a prefix per block: the caller
+// gets them, as address ranges, from HeldBack. Unsorted; holdings wider or
+// narrower than a block are returned as held. The held-back set is expired
+// at now first.
 func (a *Allocator) Busy(now time.Time) []netip.Prefix {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.expireHeldBackLocked(now)
 	var out []netip.Prefix
 	for _, hs := range a.owners {
 		out = append(out, hs...)
@@ -159,7 +166,10 @@ func (a *Allocator) Busy(now time.Time) []netip.Prefix {
 }
 
 // NextNeverUsed returns, for every range that has one, its lowest never-used
-// block: the block Assign hands out next from that range.
+// block: the block Assign hands out next from that range. Held-back blocks are
+// not never-used; it takes no time, so a held-back set whose delay has passed
+// counts as held back until a call that takes one (Busy, Usage, Assign, ...)
+// expires it.
 func (a *Allocator) NextNeverUsed() []netip.Prefix {
 	a.mu.Lock()
 	defer a.mu.Unlock()

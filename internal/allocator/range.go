@@ -116,5 +116,25 @@ func (r Range) Overlapping(p netip.Prefix) (first, last int, ok bool) {
 	return r.index(p.Addr()), r.index(netipx.PrefixLastIP(p)), true
 }
 
+// overlappingRange returns the inclusive index interval of the blocks that
+// the address range x overlaps, or false if it overlaps none.
+func (r Range) overlappingRange(x netipx.IPRange) (first, last int, ok bool) {
+	from, to := x.From(), x.To()
+	if !x.IsValid() || from.Is4() != r.is4 {
+		return 0, 0, false
+	}
+	lo, hi := r.prefix.Addr(), netipx.PrefixLastIP(r.prefix)
+	if to.Less(lo) || hi.Less(from) {
+		return 0, 0, false
+	}
+	if from.Less(lo) {
+		from = lo
+	}
+	if hi.Less(to) {
+		to = hi
+	}
+	return r.index(from), r.index(to), true
+}
+
 // String formats the range as "prefix/blocks".
 func (r Range) String() string { return fmt.Sprintf("%s split into /%d", r.prefix, r.nodeMask) }

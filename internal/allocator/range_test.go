@@ -96,6 +96,38 @@ func TestRangeOverlapping(t *testing.T) {
 	}
 }
 
+func TestRangeOverlappingRange(t *testing.T) {
+	r, err := NewRange(mp("10.0.0.0/22"), 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		x           string
+		first, last int
+		ok          bool
+	}{
+		{"10.0.0.0-10.0.3.255", 0, 3, true},
+		{"9.0.0.0-10.0.1.5", 0, 1, true},
+		{"10.0.2.128-11.0.0.0", 2, 3, true},
+		{"10.0.1.255-10.0.2.0", 1, 2, true},
+		{"10.0.3.255-10.0.3.255", 3, 3, true},
+		{"0.0.0.0-255.255.255.255", 0, 3, true},
+		{"10.0.4.0-10.0.5.0", 0, 0, false},
+		{"9.0.0.0-9.255.255.255", 0, 0, false},
+		{"fd00::-fd00::1", 0, 0, false},
+		{"::ffff:10.0.0.0-::ffff:10.0.0.1", 0, 0, false}, // IPv4-mapped is IPv6
+	}
+	for _, tt := range tests {
+		first, last, ok := r.overlappingRange(netipx.MustParseIPRange(tt.x))
+		if ok != tt.ok || (ok && (first != tt.first || last != tt.last)) {
+			t.Errorf("overlappingRange(%s) = %d,%d,%v want %d,%d,%v", tt.x, first, last, ok, tt.first, tt.last, tt.ok)
+		}
+	}
+	if _, _, ok := r.overlappingRange(netipx.IPRange{}); ok {
+		t.Error("invalid range overlaps")
+	}
+}
+
 func TestNewRangeValidates(t *testing.T) {
 	_, err := NewRange(mp("169.254.0.0/16"), 24)
 	if !errors.Is(err, cidr.ErrReservedRange) {

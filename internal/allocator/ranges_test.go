@@ -317,67 +317,6 @@ func TestAssignManyIsAtomic(t *testing.T) {
 	mustInvariants(t, a)
 }
 
-func TestQuarantineUnheld(t *testing.T) {
-	g := NewWithT(t)
-	a := newTestAllocator(t, Options{RecycleDelay: time.Minute},
-		spec("r", "10.0.0.0/21", 24), spec("sub", "10.0.4.0/22", 24), spec("v6", "fd00::/62", 64))
-	g.Expect(a.Reserve("held", mp("10.0.1.0/24"))).To(Succeed())
-	a.RestoreQuarantine([]QuarantineEntry{{mp("10.0.2.0/24"), t0.Add(-time.Hour)}})
-
-	at := t0.Add(time.Second)
-	added := a.QuarantineUnheld([]netip.Prefix{
-		mp("10.0.0.0/22"),     // .0 and .3 new; .1 held; .2 keeps its earlier time
-		mp("10.0.5.128/25"),   // narrower than a block: its block, in both nested ranges
-		mp("192.0.2.0/24"),    // in no range
-		mp("fd00:0:0:3::/64"), // other family
-		{},                    // invalid
-	}, at, time.Time{})
-	mustInvariants(t, a)
-	g.Expect(added).To(Equal(4))
-	g.Expect(a.Quarantine()).To(Equal([]QuarantineEntry{
-		{mp("10.0.2.0/24"), t0.Add(-time.Hour)},
-		{mp("10.0.0.0/24"), at}, {mp("10.0.3.0/24"), at}, {mp("10.0.5.0/24"), at}, {mp("fd00:0:0:3::/64"), at},
-	}))
-	g.Expect(mustUsage(t, a, "sub", at)).To(Equal(Usage{Capacity: 4, Free: 3, Quarantined: 1}))
-	// Quarantined blocks go after every never-used block, like freed ones.
-	g.Expect(mustAssign(t, a, "n", "r", at)).To(Equal(mp("10.0.4.0/24")))
-}
-
-func TestQuarantineUnheldKeepSince(t *testing.T) {
-	g := NewWithT(t)
-	a := newTestAllocator(t, Options{RecycleDelay: time.Minute}, spec("r", "10.0.0.0/22", 24), spec("sub", "10.0.0.0/23", 24))
-	keepSince := t0.Add(-30 * time.Second)
-	a.RestoreQuarantine([]QuarantineEntry{
-		{mp("10.0.0.0/24"), t0.Add(-time.Hour)},        // too old to keep: moves to at
-		{mp("10.0.1.0/24"), keepSince},                 // kept, exactly at keepSince
-		{mp("10.0.2.0/24"), t0.Add(-10 * time.Second)}, // kept
-		{mp("10.0.3.0/24"), t0.Add(-time.Hour)},        // not in the prefixes: kept
-	})
-	at := t0
-	// 10.0.0.0/24 lies in both nested ranges: it is counted once.
-	added := a.QuarantineUnheld([]netip.Prefix{mp("10.0.0.0/23"), mp("10.0.2.0/24")}, at, keepSince)
-	mustInvariants(t, a)
-	g.Expect(added).To(Equal(1))
-	g.Expect(a.Quarantine()).To(Equal([]QuarantineEntry{
-		{mp("10.0.3.0/24"), t0.Add(-time.Hour)},
-		{mp("10.0.1.0/24"), keepSince},
-		{mp("10.0.2.0/24"), t0.Add(-10 * time.Second)},
-		{mp("10.0.0.0/24"), at},
-	}))
-	// A keepSince after at moves every time before at to at, and never
-	// one back.
-	g.Expect(a.QuarantineUnheld([]netip.Prefix{mp("10.0.0.0/22")}, at.Add(-time.Second), at.Add(time.Hour))).To(Equal(3))
-	mustInvariants(t, a)
-	g.Expect(a.Quarantine()).To(Equal([]QuarantineEntry{
-		{mp("10.0.1.0/24"), at.Add(-time.Second)},
-		{mp("10.0.2.0/24"), at.Add(-time.Second)},
-		{mp("10.0.3.0/24"), at.Add(-time.Second)},
-		{mp("10.0.0.0/24"), at},
-	}))
-	// Reuse follows the moved times: freed longest ago first.
-	g.Expect(mustAssign(t, a, "x", "r", at.Add(time.Hour))).To(Equal(mp("10.0.1.0/24")))
-}
-
 func TestBusyAndNextNeverUsed(t *testing.T) {
 	g := NewWithT(t)
 	a := newTestAllocator(t, Options{RecycleDelay: time.Minute}, spec("r", "10.0.0.0/22", 24), spec("full", "10.0.8.0/24", 24))

@@ -35,9 +35,9 @@ const (
 	// StaleRebuildFreedAt: a rebuild keeps the freedAt status.quarantine
 	// lists for a recorded, unheld block however old it is, so a block
 	// reused and freed again since that listing is handed out early after a
-	// fail-over (internal/allocator, QuarantineUnheld).
+	// fail-over (internal/allocator, HoldBack).
 	StaleRebuildFreedAt = "stale-rebuild-freedat"
-	// RebuildIgnoresRecord: QuarantineUnheld quarantines nothing, so a
+	// RebuildIgnoresRecord: HoldBack holds back nothing, so a
 	// rebuild trusts status.quarantine alone and hands out at once, as
 	// never-used, a block freed after the last status write or while no
 	// leader ran (internal/allocator).

@@ -27,6 +27,7 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/allocator"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
 )
 
 // Rebuild is NodeIPAM's state read back from the API when a replica becomes
@@ -105,9 +106,10 @@ func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
 }
 
 // RestoreQuarantine restores the quarantine the PodNetwork (nil when there
-// is none) reports, as QuarantineEntries reads it at now. It should be read
-// from the API server, not the cache, so blocks freed just before a failover
-// stay quarantined.
+// is none) reports, as QuarantineEntries reads it at now, when there is
+// neither a block store nor an issued-block record (a first start, or the
+// store deleted): status.quarantine is a report, and only then the best
+// that is left. It should be read from the API server, not the cache.
 func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork, now time.Time) {
 	if pn == nil {
 		return
@@ -117,18 +119,60 @@ func (r *Rebuild) RestoreQuarantine(pn *v1alpha1.PodNetwork, now time.Time) {
 	r.quarantineIgnored = ignored
 }
 
-// ApplyRecord quarantines, freed at now, every block of the issued-block
-// record (data, as read from the API server) that no node holds: it may
-// have been freed just before the restart, before status.quarantine listed
-// it, or while no leader ran. A block status.quarantine lists keeps its
-// listed time only while that time proves no node held the block since
-// (ListedTrustedSince); an older listing may be stale, the block handed out
-// again and freed after the status was written (issue #31). Call it after
-// every AddNode and RestoreQuarantine. It then extends the record to every
-// block nodes hold, which ClaimRecord returns. A record with lines that do
-// not parse is taken to cover every tracked range, and the error is
-// returned for the log.
-func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
+// ApplyStore quarantines what the block store (data, the ConfigMap's
+// binaryData as read from the API server) says: every issued block no node
+// holds from now (it may have been freed moments before the restart, or
+// while no leader ran), every freed block from its time (nobody handed it
+// out since, or the store would list it issued), as runs, never block by
+// block (docs/nodeipam.md, "The block store"). Call it after every
+// AddNode. It then extends the issued set to every block nodes hold, which
+// ClaimRecord returns. A store that does not parse is taken to have every
+// tracked range issued, one run per range, and the error is returned for
+// the log.
+func (r *Rebuild) ApplyStore(data []byte, now time.Time) error {
+	c := newChunker(r.cfg.Ranges)
+	content, _, err := blockstore.Decode(data)
+	if err != nil {
+		r.fromRecord = r.alloc.HoldBack(c.ranges.Prefixes(), now)
+		r.useRecord(c, c.ranges, c.ranges)
+		return err
+	}
+	r.restoreFreed(content.Freed)
+	r.fromRecord += r.alloc.HoldBack(content.Issued.Prefixes(), now)
+	r.useRecord(c, content.Issued, content.Issued)
+	return nil
+}
+
+// maxRestoredBlocks bounds the freed blocks a rebuild restores one by one,
+// each with its own time (about 200 bytes each); longer runs, and the
+// blocks past the bound, are held back from their run's time instead,
+// which moves the time of every held-back block to the latest (only more
+// quarantine).
+const maxRestoredBlocks = 1 << 17
+
+// restoreFreed quarantines the store's freed runs from their times.
+func (r *Rebuild) restoreFreed(freed []blockstore.Freed) {
+	var entries []allocator.QuarantineEntry
+	for _, f := range freed {
+		if p, ok := f.Range.Prefix(); ok && len(entries) < maxRestoredBlocks && r.cfg.isBlock(p) {
+			entries = append(entries, allocator.QuarantineEntry{Prefix: p, FreedAt: f.At})
+			continue
+		}
+		r.fromRecord += r.alloc.HoldBack(f.Range.Prefixes(), f.At)
+	}
+	r.alloc.RestoreQuarantine(entries)
+}
+
+// ApplyLegacyRecord is ApplyStore for a cluster without a block store
+// that still has the issued-block record of an older release (data, its
+// text) and status.quarantine (pn, as read from the API server): every
+// recorded block no node holds is held back from now, except the blocks
+// status.quarantine lists with a time that proves they stayed free since
+// (ListedTrustedSince), which keep it. Call it after every AddNode, once:
+// the store written next replaces both. A record with lines that do not
+// parse is taken to cover every tracked range, and the error is returned
+// for the log.
+func (r *Rebuild) ApplyLegacyRecord(data map[string]string, pn *v1alpha1.PodNetwork, now time.Time) error {
 	set, err := DecodeRecord(data)
 	c := newChunker(r.cfg.Ranges)
 	if err != nil {
@@ -137,24 +181,40 @@ func (r *Rebuild) ApplyRecord(data map[string]string, now time.Time) error {
 		b.AddSet(c.ranges)
 		set, _ = b.IPSet()
 	}
-	r.fromRecord = r.alloc.QuarantineUnheld(set.Prefixes(), now, ListedTrustedSince(now, r.cfg.RecycleDelay))
-	r.useRecord(c, set, set)
+	var trusted []allocator.QuarantineEntry
+	var rest netipx.IPSetBuilder
+	rest.AddSet(set)
+	if pn != nil {
+		entries, ignored := QuarantineEntries(pn.Status.Quarantine, now)
+		r.quarantineIgnored = ignored
+		since := ListedTrustedSince(now, r.cfg.RecycleDelay)
+		for _, e := range entries {
+			if !e.FreedAt.Before(since) {
+				trusted = append(trusted, e)
+				rest.RemovePrefix(e.Prefix)
+			}
+		}
+	}
+	r.alloc.RestoreQuarantine(trusted)
+	held, _ := rest.IPSet()
+	r.fromRecord = r.alloc.HoldBack(held.Prefixes(), now)
+	// Nothing of the new store is stored yet: the claim creates it.
+	r.useRecord(c, &netipx.IPSet{}, set)
 	return err
 }
 
-// DistrustRecord is ApplyRecord for a record someone else rewrote while
+// DistrustRecord is ApplyStore for a store someone else rewrote while
 // this leader held it (JudgeRecord's RecordRewritten): its content is not
 // read at all, and every block of every tracked range that no node holds
-// is quarantined from now, whatever status.quarantine lists. Nothing in
-// the API tells which blocks were handed out and freed since the record
-// was last right (the rewrite may have dropped them, and another NodeIPAM
-// may have allocated), so none is free before a full delay from now:
-// under Wait nothing is handed out until then, and blocks freed later wait
-// their own delay. own is what this leader's record held
-// (State.RecordKnown), claimed again with every tracked range, so the
-// addresses outside every range it kept for their delay are not lost.
-// Call it after every AddNode and RestoreQuarantine, instead of
-// ApplyRecord.
+// is held back from now, one run per range. Nothing in the API tells which
+// blocks were handed out and freed since the store was last right (the
+// rewrite may have dropped them, and another NodeIPAM may have allocated),
+// so none is free before a full delay from now: under Wait nothing is
+// handed out until then, and blocks freed later wait their own delay. own
+// is what this leader's store held (State.RecordKnown), claimed again with
+// every tracked range, so the addresses outside every range it kept for
+// their delay are not lost. Call it after every AddNode, instead of
+// ApplyStore.
 func (r *Rebuild) DistrustRecord(own *netipx.IPSet, now time.Time) {
 	c := newChunker(r.cfg.Ranges)
 	var b netipx.IPSetBuilder
@@ -163,8 +223,7 @@ func (r *Rebuild) DistrustRecord(own *netipx.IPSet, now time.Time) {
 		b.AddSet(own)
 	}
 	set, _ := b.IPSet()
-	// keepSince now: a time restored from the status moves to now too.
-	r.fromRecord = r.alloc.QuarantineUnheld(c.ranges.Prefixes(), now, now)
+	r.fromRecord = r.alloc.HoldBack(c.ranges.Prefixes(), now)
 	r.distrusted = true
 	// What the API holds is not this leader's: nothing counts as stored
 	// until the claim is.
@@ -217,13 +276,14 @@ func ListedTrustedSince(now time.Time, delay time.Duration) time.Time {
 	return now.Add(statusResolution - delay)
 }
 
-// ClaimRecord returns what the new leader stores as the record before it
-// allocates anything; RecordClaimed says it was stored.
-func (r *Rebuild) ClaimRecord() *netipx.IPSet {
-	if r.record == nil {
-		return &netipx.IPSet{}
+// ClaimRecord returns what the new leader stores as the block store
+// before it allocates anything, at now; RecordClaimed says it was stored.
+func (r *Rebuild) ClaimRecord(now time.Time) (RecordWrite, error) {
+	want := &netipx.IPSet{}
+	if r.record != nil {
+		want = r.record.want
 	}
-	return r.record.want
+	return encodeStore(r.alloc, r.cfg.RecycleDelay, newChunker(r.cfg.Ranges), want, now)
 }
 
 // RecordClaimed records that the API stored ClaimRecord's content.
@@ -240,9 +300,10 @@ type RebuildSummary struct {
 	// OutsideEveryRange counts the podCIDRs no range contains.
 	OutsideEveryRange int
 	Quarantined       int
-	// QuarantinedFromRecord counts the blocks quarantined because the
-	// issued-block record has them and nothing else said they were free,
-	// or, with RecordDistrusted, because no node holds them.
+	// QuarantinedFromRecord counts the blocks held back because the block
+	// store has them issued and no node holds them, or freed in runs too
+	// long to restore one by one, or, with RecordDistrusted, because no
+	// node holds them.
 	QuarantinedFromRecord int
 	// RecordDistrusted is true when the rebuild did not read the record:
 	// someone else rewrote it (Rebuild.DistrustRecord).
@@ -271,7 +332,7 @@ func (r *Rebuild) finish() RebuildSummary {
 		NodesWithPodCIDRs:     len(r.nodes),
 		PodCIDRs:              len(r.holdings),
 		OutsideEveryRange:     len(r.alloc.Unmanaged()),
-		Quarantined:           len(r.alloc.Quarantine()),
+		Quarantined:           len(r.alloc.Quarantine()) + r.fromRecord,
 		QuarantinedFromRecord: r.fromRecord,
 		RecordDistrusted:      r.distrusted,
 		QuarantineIgnored:     r.quarantineIgnored,
@@ -280,4 +341,20 @@ func (r *Rebuild) finish() RebuildSummary {
 		Problems:              ConfigProblems(&Config{}, &r.cfg),
 		PodCIDRProblems:       r.podCIDRProblems,
 	}
+}
+
+// isBlock reports whether p is one block of a tracked range.
+func (c *Config) isBlock(p netip.Prefix) bool {
+	r, ok := c.rangeOf(p.Addr())
+	return ok && p.Bits() == r.NodeMaskSize
+}
+
+// rangeOf returns a tracked range that contains a.
+func (c *Config) rangeOf(a netip.Addr) (allocator.RangeSpec, bool) {
+	for _, r := range c.Ranges {
+		if r.Prefix.Contains(a) {
+			return r, true
+		}
+	}
+	return allocator.RangeSpec{}, false
 }

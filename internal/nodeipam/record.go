@@ -29,6 +29,7 @@ import (
 	"go4.org/netipx"
 
 	"podnetwork.io/operator/internal/allocator"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
 )
 
 // This file decides the issued-block record: the addresses of every block
@@ -89,6 +90,7 @@ type chunker struct {
 type chunkedRange struct {
 	prefix   netip.Prefix
 	chunkLen int // prefix length of a chunk
+	nodeMask int // prefix length of a block
 }
 
 // newChunker splits the outermost of ranges into chunks of at least 64
@@ -116,7 +118,7 @@ func newChunker(ranges []allocator.RangeSpec) chunker {
 	for _, r := range outer {
 		blockBits := r.NodeMaskSize - r.Prefix.Bits()
 		chunkBits := min(blockBits, max(minChunkBits, blockBits-perRange))
-		c.outer = append(c.outer, chunkedRange{prefix: r.Prefix, chunkLen: r.NodeMaskSize - chunkBits})
+		c.outer = append(c.outer, chunkedRange{prefix: r.Prefix, chunkLen: r.NodeMaskSize - chunkBits, nodeMask: r.NodeMaskSize})
 	}
 	return c
 }
@@ -175,6 +177,32 @@ func (c chunker) following(p netip.Prefix) []netip.Prefix {
 	return out
 }
 
+// sections are the outermost ranges as the block store counts them.
+func (c chunker) sections() []blockstore.Section {
+	out := make([]blockstore.Section, len(c.outer))
+	for i, r := range c.outer {
+		out[i] = blockstore.Section{Prefix: r.prefix, NodeMaskSize: r.nodeMask}
+	}
+	return out
+}
+
+// blocks returns the blocks of p's parts: p itself when it is a block or
+// wider (up to its range), the block containing it when narrower. A held
+// podCIDR of another size is recorded whole, block by block.
+func (c chunker) blocks(p netip.Prefix) []netip.Prefix {
+	var out []netip.Prefix
+	for _, r := range c.outer {
+		switch {
+		case !r.prefix.Overlaps(p):
+		case p.Bits() <= r.prefix.Bits():
+			out = append(out, r.prefix)
+		default:
+			out = append(out, netip.PrefixFrom(p.Addr(), min(p.Bits(), r.nodeMask)).Masked())
+		}
+	}
+	return out
+}
+
 // contains reports whether set holds every part of every prefix in ps.
 func (c chunker) contains(set *netipx.IPSet, ps []netip.Prefix) bool {
 	for _, p := range ps {
@@ -211,41 +239,45 @@ func (c chunker) cover(set *netipx.IPSet, ps []netip.Prefix) *netipx.IPSet {
 	return out
 }
 
-// TrimRecord returns what the record keeps: the chunks of every busy prefix
-// (allocator.Busy: held, in flight, or freed and still in its delay), the
-// chunk of each range's next never-used block and the chunk after it if the
-// record has them (so the next allocations do not write them back at
-// once), and the recorded
-// addresses outside every tracked range until they have been so for one
-// delay (a range removed and added again within that time still finds its
-// blocks recorded). Every other recorded address is free past its delay.
-// orphanSince is when each such address was first seen outside every range;
-// the updated map is returned with when to trim again for it (zero: no
-// orphans).
-func TrimRecord(record *netipx.IPSet, ranges []allocator.RangeSpec, busy, nextNeverUsed []netip.Prefix,
+// TrimRecord returns the issued set the store keeps: exactly the blocks of
+// every holding (allocator.Allocator.Held: confirmed or in a node write in
+// flight), the chunk of each range's next never-used block and the chunk
+// after it if the set has them (the write-ahead window: the next
+// allocations need not write them back), and the recorded addresses
+// outside every tracked range until they have been so for one delay (a
+// range removed and added again within that time still finds its blocks
+// issued). Every other block leaves the issued set: a block freed since
+// the last write is stored freed with its time by the same write (State's
+// encodeLocked), which after a fail-over holds it back only for what is
+// left of its delay. orphanSince is when each such address was first seen
+// outside every range; the updated map is returned with when to trim
+// again for it (zero: no orphans).
+func TrimRecord(record *netipx.IPSet, ranges []allocator.RangeSpec, held, nextNeverUsed []netip.Prefix,
 	orphanSince map[netip.Prefix]time.Time, now time.Time, delay time.Duration,
 ) (*netipx.IPSet, map[netip.Prefix]time.Time, time.Duration) {
 	c := newChunker(ranges)
 	var keep netipx.IPSetBuilder
-	// Many busy blocks share a chunk; the builder pays for every prefix
-	// added (7% of the operator's CPU in a burst onto 100,000 nodes, where
-	// this runs every StatusInterval), a map lookup far less.
+	// The builder pays for every range added (a 100,000-node trim runs
+	// every StatusInterval): held blocks are mostly contiguous, so they
+	// are added as runs.
+	var blocks []netip.Prefix
+	for _, p := range held {
+		blocks = append(blocks, c.blocks(p)...)
+	}
+	for _, r := range runsOf(blocks) {
+		keep.AddRange(r)
+	}
 	added := map[netip.Prefix]struct{}{}
-	addChunks := func(p netip.Prefix) {
-		for _, ch := range c.chunks(p) {
-			if _, ok := added[ch]; !ok {
-				added[ch] = struct{}{}
-				keep.AddPrefix(ch)
-			}
-		}
-	}
-	for _, p := range busy {
-		addChunks(p)
-	}
 	for _, p := range nextNeverUsed {
 		for _, q := range append([]netip.Prefix{p}, c.following(p)...) {
-			if record.ContainsPrefix(q) {
-				addChunks(q)
+			if !record.ContainsPrefix(q) {
+				continue
+			}
+			for _, ch := range c.chunks(q) {
+				if _, ok := added[ch]; !ok {
+					added[ch] = struct{}{}
+					keep.AddPrefix(ch)
+				}
 			}
 		}
 	}
@@ -270,6 +302,27 @@ func TrimRecord(record *netipx.IPSet, ranges []allocator.RangeSpec, busy, nextNe
 	}
 	out, _ := keep.IPSet()
 	return out, since, next
+}
+
+// runsOf sorts blocks and returns them as maximal runs of adjacent
+// addresses.
+func runsOf(blocks []netip.Prefix) []netipx.IPRange {
+	slices.SortFunc(blocks, func(a, b netip.Prefix) int { return a.Addr().Compare(b.Addr()) })
+	var out []netipx.IPRange
+	for _, b := range blocks {
+		r := netipx.RangeOfPrefix(b)
+		if n := len(out); n > 0 {
+			last := out[n-1]
+			if !last.To().Less(r.From()) || last.To().Next() == r.From() {
+				if last.To().Less(r.To()) {
+					out[n-1] = netipx.IPRangeFrom(last.From(), r.To())
+				}
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // EncodeRecord is the record's text per IP family: one prefix a line, in

@@ -17,12 +17,12 @@ limitations under the License.
 package nodeipam
 
 import (
+	"bytes"
 	"fmt"
-	"maps"
 	"slices"
 )
 
-// This file decides whether the issued-block record the API holds is still
+// This file decides whether the block store the API holds is still
 // the one this leader wrote (issue #31, point 4). Anyone may rewrite the
 // ConfigMap: an exported copy re-applied, a GitOps sync, a restore, another
 // NodeIPAM leader claiming it. The claim annotation alone cannot tell: an
@@ -45,7 +45,8 @@ type RecordVersion struct {
 	// MetadataOnly is true when only its metadata was read: Data is
 	// unknown, not empty.
 	MetadataOnly bool
-	Data         map[string]string
+	// Data is the encoded store (blockstore.Encode).
+	Data []byte
 }
 
 // RecordWrites is what a leader knows of its own writes of the record
@@ -57,10 +58,10 @@ type RecordWrites struct {
 	// Claim is this leader's claim.
 	Claim string
 	// Stored is the data of that version.
-	Stored map[string]string
+	Stored []byte
 	// Unknown are the data of the writes since whose outcome is unknown:
 	// any of them may have been stored.
-	Unknown []map[string]string
+	Unknown [][]byte
 }
 
 // RecordVerdict is what JudgeRecord found.
@@ -90,11 +91,11 @@ const (
 func JudgeRecord(seen RecordVersion, own RecordWrites) (RecordVerdict, string) {
 	switch {
 	case !seen.Exists:
-		return RecordDeleted, "the record was deleted"
+		return RecordDeleted, "the store was deleted"
 	case seen.ResourceVersion == own.ResourceVersion:
 		return RecordUnchanged, ""
 	}
-	moved := fmt.Sprintf("the record's resourceVersion is %s, not %s as this leader's last write left it", seen.ResourceVersion, own.ResourceVersion)
+	moved := fmt.Sprintf("the store's resourceVersion is %s, not %s as this leader's last write left it", seen.ResourceVersion, own.ResourceVersion)
 	switch {
 	case seen.Claim == "":
 		return RecordRewritten, moved + ", and it has no claim annotation: another client rewrote it (an exported copy re-applied, a GitOps sync, a restore)"
@@ -102,7 +103,7 @@ func JudgeRecord(seen RecordVersion, own RecordWrites) (RecordVerdict, string) {
 		return RecordRewritten, moved + ", and another claim: another NodeIPAM leader claimed it, or another client rewrote it with an older copy"
 	case seen.MetadataOnly:
 		return RecordNeedsData, ""
-	case maps.Equal(seen.Data, own.Stored) || slices.ContainsFunc(own.Unknown, func(d map[string]string) bool { return maps.Equal(seen.Data, d) }):
+	case bytes.Equal(seen.Data, own.Stored) || slices.ContainsFunc(own.Unknown, func(d []byte) bool { return bytes.Equal(seen.Data, d) }):
 		return RecordAdopt, ""
 	}
 	return RecordRewritten, moved + ", with this leader's claim but content it did not write: another client rewrote it (an exported copy re-applied?)"

@@ -23,12 +23,12 @@ import (
 )
 
 func TestJudgeRecord(t *testing.T) {
-	stored := map[string]string{RecordKeyIPv4: "10.0.0.0/17\n"}
-	lost := map[string]string{RecordKeyIPv4: "10.0.0.0/16\n"}
-	export := map[string]string{RecordKeyIPv4: "10.0.0.0/18\n"}
+	stored := []byte("10.0.0.0/17\n")
+	lost := []byte("10.0.0.0/16\n")
+	export := []byte("10.0.0.0/18\n")
 	own := RecordWrites{ResourceVersion: "10", Claim: "mine", Stored: stored}
 	withLost := own
-	withLost.Unknown = []map[string]string{lost}
+	withLost.Unknown = [][]byte{lost}
 	tests := []struct {
 		name        string
 		seen        RecordVersion
@@ -76,7 +76,7 @@ func TestJudgeRecord(t *testing.T) {
 		{
 			name: "an empty record this leader stored empty is adopted after an edit of its metadata",
 			seen: RecordVersion{Exists: true, ResourceVersion: "11", Claim: "mine"},
-			own:  RecordWrites{ResourceVersion: "10", Claim: "mine", Stored: map[string]string{}}, want: RecordAdopt,
+			own:  RecordWrites{ResourceVersion: "10", Claim: "mine", Stored: []byte{}}, want: RecordAdopt,
 		},
 		{
 			name: "this leader's claim with emptied data is rewritten",

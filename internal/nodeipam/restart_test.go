@@ -33,6 +33,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
 	"podnetwork.io/operator/internal/slimnode"
 )
 
@@ -143,10 +144,10 @@ type restartSim struct {
 	// issued-block record.
 	nodes  map[string]netip.Prefix
 	status []v1alpha1.QuarantinedBlock
-	record map[string]string
+	record []byte
 	// exports are copies of the record taken along the way, which another
 	// client re-applies.
-	exports []map[string]string
+	exports [][]byte
 
 	// freedAt is the truth: when the node last holding each block was
 	// deleted.
@@ -290,12 +291,12 @@ func (s *restartSim) start() {
 			s.fatalf("AddNode(%s): %v", name, err)
 		}
 	}
-	b.RestoreQuarantine(pn, now)
-	if err := b.ApplyRecord(s.record, now); err != nil {
-		s.fatalf("ApplyRecord: %v", err)
+	if s.record == nil {
+		b.RestoreQuarantine(pn, now) // no store yet: the status is all there is
+	} else if err := b.ApplyStore(s.record, now); err != nil {
+		s.fatalf("ApplyStore: %v", err)
 	}
-	s.record = EncodeRecord(b.ClaimRecord())
-	b.RecordClaimed()
+	s.record = s.claim(b, now)
 	state := NewState(s.clock, NewBackoff(time.Minute, time.Minute, s.clock), v1alpha1.IPv4)
 	state.Open(b)
 	s.op = &simOperator{state: state}
@@ -308,7 +309,7 @@ func (s *restartSim) start() {
 // rebuilds it in place from what the API holds, with every unheld block
 // quarantined from now, then claims the record again.
 func (s *restartSim) rewrite() {
-	old := map[string]string{}
+	var old []byte
 	if len(s.exports) > 0 && s.rnd.IntN(4) > 0 {
 		old = s.exports[s.rnd.IntN(len(s.exports))]
 	}
@@ -329,12 +330,20 @@ func (s *restartSim) rewrite() {
 			s.fatalf("AddNode(%s): %v", name, err)
 		}
 	}
-	b.RestoreQuarantine(pn, now)
 	b.DistrustRecord(s.op.state.RecordKnown(), now)
-	s.record = EncodeRecord(b.ClaimRecord())
-	b.RecordClaimed()
+	s.record = s.claim(b, now)
 	s.op.state.Open(b)
 	s.logf("operator recovered: record %s", recordString(s.record))
+}
+
+// claim encodes what a rebuild claims, which the API then holds.
+func (s *restartSim) claim(b *Rebuild, now time.Time) []byte {
+	w, err := b.ClaimRecord(now)
+	if err != nil {
+		s.fatalf("ClaimRecord: %v", err)
+	}
+	b.RecordClaimed()
+	return w.Data
 }
 
 // kill throws the operator's memory away.
@@ -456,12 +465,12 @@ func (s *restartSim) trim() {
 
 // writeRecord stores the record State wants.
 func (s *restartSim) writeRecord() {
-	content, ok := s.op.state.BeginRecordWrite()
+	w, ok := s.op.state.BeginRecordWrite()
 	if !ok {
 		return
 	}
-	s.record = EncodeRecord(content)
-	s.op.state.EndRecordWrite(content, RecordStored)
+	s.record = w.Data
+	s.op.state.EndRecordWrite(w.Issued, RecordStored)
 	s.logf("record written: %s", recordString(s.record))
 	if len(s.exports) < 20 {
 		s.exports = append(s.exports, s.record)
@@ -481,6 +490,20 @@ func statusString(qs []v1alpha1.QuarantinedBlock) string {
 	return strings.Join(parts, ", ")
 }
 
-func recordString(data map[string]string) string {
-	return strings.Join(strings.Fields(data[RecordKeyIPv4]), " ")
+func recordString(data []byte) string {
+	if data == nil {
+		return "none"
+	}
+	c, _, err := blockstore.Decode(data)
+	if err != nil {
+		return err.Error()
+	}
+	parts := []string{"issued"}
+	for _, p := range c.Issued.Prefixes() {
+		parts = append(parts, p.String())
+	}
+	for _, f := range c.Freed {
+		parts = append(parts, fmt.Sprintf("freed %s-%s at %.0fs", f.Range.From(), f.Range.To(), f.At.Sub(t0).Seconds()))
+	}
+	return strings.Join(parts, " ")
 }

@@ -17,12 +17,15 @@ limitations under the License.
 package nodeipam
 
 import (
+	"cmp"
 	"maps"
+	"math"
 	"net/netip"
 	"slices"
 	"sync"
 	"time"
 
+	"go4.org/netipx"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
@@ -225,15 +228,44 @@ func (s *State) Holdings() []allocator.Holding {
 	return s.alloc.Holdings()
 }
 
-// Quarantine returns the quarantined blocks, for tests and diagnostics; nil
-// while the gate is closed.
+// Quarantine returns the quarantined blocks, for tests: the ones
+// remembered one by one and, block by block, the held-back runs (so only
+// for small ranges); nil while the gate is closed.
 func (s *State) Quarantine() []allocator.QuarantineEntry {
+	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.alloc == nil {
 		return nil
 	}
-	return s.alloc.Quarantine()
+	out := append(s.alloc.Quarantine(), s.heldBackBlocksLocked(now, math.MaxInt)...)
+	slices.SortFunc(out, func(x, y allocator.QuarantineEntry) int {
+		return cmp.Or(x.FreedAt.Compare(y.FreedAt), x.Prefix.Addr().Compare(y.Prefix.Addr()))
+	})
+	return out
+}
+
+// heldBackBlocksLocked returns the first limit held-back blocks, one
+// entry each, in address order.
+func (s *State) heldBackBlocksLocked(now time.Time, limit int) []allocator.QuarantineEntry {
+	var out []allocator.QuarantineEntry
+	at, held := s.alloc.HeldBack(now)
+	for _, r := range held {
+		for _, p := range r.Prefixes() {
+			spec, ok := s.cfg.rangeOf(p.Addr())
+			if !ok {
+				continue
+			}
+			for b := netip.PrefixFrom(p.Addr(), spec.NodeMaskSize); b.IsValid() && p.Contains(b.Addr()); {
+				if len(out) >= limit {
+					return out
+				}
+				out = append(out, allocator.QuarantineEntry{Prefix: b, FreedAt: at})
+				b = netip.PrefixFrom(netipx.PrefixLastIP(b).Next(), spec.NodeMaskSize)
+			}
+		}
+	}
+	return out
 }
 
 // addConflictLocked records a pair of nodes with overlapping podCIDRs.

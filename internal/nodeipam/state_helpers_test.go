@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"go4.org/netipx"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -62,7 +63,9 @@ func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[strin
 }
 
 // openStateAt is openStateWithRecord with a rebuild at now, in the order
-// controllers/nodeipam/rebuild.go follows: nodes, status.quarantine, record.
+// controllers/nodeipam/rebuild.go follows without a block store: nodes,
+// then the issued-block record of an older release (record, its text) with
+// status.quarantine, or the status alone when record is nil.
 func openStateAt(t *testing.T, now time.Time, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*slimnode.Node) *stateFixture {
 	t.Helper()
 	f := &stateFixture{t: t, clock: clocktesting.NewFakeClock(now)}
@@ -76,8 +79,9 @@ func openStateAt(t *testing.T, now time.Time, pn *v1alpha1.PodNetwork, record ma
 			t.Fatal(err)
 		}
 	}
-	r.RestoreQuarantine(pn, now)
-	if err := r.ApplyRecord(record, now); err != nil {
+	if record == nil {
+		r.RestoreQuarantine(pn, now)
+	} else if err := r.ApplyLegacyRecord(record, pn, now); err != nil {
 		t.Fatal(err)
 	}
 	r.RecordClaimed()
@@ -88,9 +92,19 @@ func openStateAt(t *testing.T, now time.Time, pn *v1alpha1.PodNetwork, record ma
 // storeRecord writes the wanted issued-block record, as the controller does
 // before it writes blocks the record lacks.
 func (f *stateFixture) storeRecord() {
-	if content, ok := f.state.BeginRecordWrite(); ok {
-		f.state.EndRecordWrite(content, RecordStored)
+	if w, ok := f.state.BeginRecordWrite(); ok {
+		f.state.EndRecordWrite(w.Issued, RecordStored)
 	}
+}
+
+// claimed returns the issued set a rebuild claims.
+func claimed(t *testing.T, r *Rebuild) *netipx.IPSet {
+	t.Helper()
+	w, err := r.ClaimRecord(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.Issued
 }
 
 // node is a Node named name (uid "uid-<name>") with the given podCIDRs.

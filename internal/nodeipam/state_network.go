@@ -129,8 +129,14 @@ func (s *State) Report() (rep Report, next time.Duration, ok bool) {
 		}
 	}
 	q := s.alloc.Quarantine()
-	rep.Quarantine = QuarantineStatus(q, s.cfg.RecycleDelay, now, MaxStatusQuarantine)
 	next, _ = NextExpiry(q, s.cfg.RecycleDelay, now)
+	if at, held := s.alloc.HeldBack(now); len(held) > 0 {
+		if left := at.Add(s.cfg.RecycleDelay).Sub(now); next == 0 || left < next {
+			next = left
+		}
+		q = append(q, s.heldBackBlocksLocked(now, MaxStatusQuarantine)...)
+	}
+	rep.Quarantine = QuarantineStatus(q, s.cfg.RecycleDelay, now, MaxStatusQuarantine)
 	for _, cs := range s.conflicts {
 		for _, c := range cs {
 			rep.Conflicts = append(rep.Conflicts, c.String())

@@ -22,6 +22,9 @@ import (
 	"time"
 
 	"go4.org/netipx"
+
+	"podnetwork.io/operator/internal/allocator"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
 )
 
 // This file holds what State does for the issued-block record (record.go):
@@ -104,18 +107,66 @@ func (s *State) RecordCovers(blocks []netip.Prefix) bool {
 	return s.coveredLocked(blocks)
 }
 
-// BeginRecordWrite returns what to store as the record, or false when the
-// API already holds exactly that. The caller writes it, one write at a
-// time, and reports the outcome with EndRecordWrite; until then blocks that
-// the content lacks count as not covered.
-func (s *State) BeginRecordWrite() (*netipx.IPSet, bool) {
+// RecordWrite is one write of the block store.
+type RecordWrite struct {
+	// Issued is the issued set it stores: what counts as recorded once
+	// it is stored (EndRecordWrite).
+	Issued *netipx.IPSet
+	// Data is its wire form (blockstore.Encode), with the freed blocks.
+	Data []byte
+	// Coarsened says what the size budget cost, if anything.
+	Coarsened blockstore.Coarsening
+}
+
+// BeginRecordWrite returns what to store, or false when the API already
+// holds that issued set: the freed blocks change the store only with it
+// (a block freed since the last write stays issued until the next one,
+// which the periodic TrimRecord makes). The caller writes it, one write at
+// a time, and reports the outcome with EndRecordWrite; until then blocks
+// that the content lacks count as not covered.
+func (s *State) BeginRecordWrite() (RecordWrite, bool) {
+	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.suspended || s.record.want.Equal(s.record.stored) {
-		return nil, false
+	if s.suspended || s.alloc == nil || s.record.want.Equal(s.record.stored) {
+		return RecordWrite{}, false
+	}
+	w, err := s.encodeLocked(s.record.want, now)
+	if err != nil {
+		// Sections come from validated ranges and the issued set from
+		// their blocks: this cannot fail but by a bug, and writing
+		// nothing stalls allocation, which the node reconciler reports.
+		return RecordWrite{}, false
 	}
 	s.record.writing = s.record.want
-	return s.record.want, true
+	return w, true
+}
+
+// encodeLocked encodes issued with every block freed within its delay at
+// now.
+func (s *State) encodeLocked(issued *netipx.IPSet, now time.Time) (RecordWrite, error) {
+	return encodeStore(s.alloc, s.cfg.RecycleDelay, s.chunker, issued, now)
+}
+
+// encodeStore encodes issued with every block alloc remembers freed within
+// delay at now, per block and held back.
+func encodeStore(alloc *allocator.Allocator, delay time.Duration, c chunker, issued *netipx.IPSet, now time.Time) (RecordWrite, error) {
+	var freed []blockstore.Freed
+	for _, e := range alloc.Quarantine() {
+		if e.FreedAt.Add(delay).After(now) {
+			freed = append(freed, blockstore.Freed{Range: netipx.RangeOfPrefix(e.Prefix), At: e.FreedAt})
+		}
+	}
+	if at, held := alloc.HeldBack(now); len(held) > 0 {
+		for _, r := range held {
+			freed = append(freed, blockstore.Freed{Range: r, At: at})
+		}
+	}
+	data, co, err := blockstore.Encode(blockstore.Content{Issued: issued, Freed: freed}, c.sections(), now, blockstore.DefaultBudget)
+	if err != nil {
+		return RecordWrite{}, err
+	}
+	return RecordWrite{Issued: issued, Data: data, Coarsened: co}, nil
 }
 
 // EndRecordWrite records the outcome of writing content. After an unknown
@@ -197,7 +248,7 @@ func (s *State) TrimRecord() (bool, time.Duration) {
 }
 
 func (s *State) trimLocked(now time.Time) time.Duration {
-	want, since, next := TrimRecord(s.record.want, s.cfg.Ranges, s.alloc.Busy(now), s.alloc.NextNeverUsed(),
+	want, since, next := TrimRecord(s.record.want, s.cfg.Ranges, s.alloc.Held(), s.alloc.NextNeverUsed(),
 		s.record.orphanSince, now, s.cfg.RecycleDelay)
 	s.record.want, s.record.orphanSince = want, since
 	return next
@@ -216,9 +267,10 @@ func (s *State) rangesChangedLocked(now time.Time) {
 	b.RemoveSet(before)
 	b.Intersect(s.record.want)
 	if added, _ := b.IPSet(); len(added.Prefixes()) > 0 {
-		// The times remembered here are this leader's own, not read back
-		// from a status that may be stale: they stay.
-		s.alloc.QuarantineUnheld(added.Prefixes(), now, time.Time{})
+		// Held back from now, with every block held back before: more
+		// quarantine than needed for the blocks this leader remembers
+		// freed earlier, which is safe and rare (a range added back).
+		s.alloc.HoldBack(added.Prefixes(), now)
 	}
 	s.trimLocked(now)
 }

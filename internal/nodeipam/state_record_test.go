@@ -32,6 +32,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
+	"podnetwork.io/operator/internal/nodeipam/blockstore"
 	"podnetwork.io/operator/internal/slimnode"
 )
 
@@ -67,7 +68,7 @@ func TestRecordChunkReservation(t *testing.T) {
 		g.Expect(a.RecordAhead).To(Equal(i%64 == 0), "node %d, block %v", i, a.Blocks)
 		if content, ok := f.state.BeginRecordWrite(); ok {
 			writes++
-			f.state.EndRecordWrite(content, RecordStored)
+			f.state.EndRecordWrite(content.Issued, RecordStored)
 		}
 		g.Expect(f.state.RecordCovers(a.Blocks)).To(BeTrue())
 		f.state.Written(fmt.Sprint(i), types.UID("uid-"+fmt.Sprint(i)), a.Blocks)
@@ -102,7 +103,7 @@ func TestRecordWrites(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(prefixStrings(a.Blocks)).To(Equal([]string{"10.0.0.0/24"}))
 		g.Expect(a.RecordPending).To(BeTrue())
-		f.state.EndRecordWrite(content, RecordStored)
+		f.state.EndRecordWrite(content.Issued, RecordStored)
 		g.Expect(f.state.RecordCovers(a.Blocks)).To(BeFalse())
 		f.storeRecord()
 		g.Expect(f.state.RecordCovers(a.Blocks)).To(BeTrue())
@@ -120,11 +121,11 @@ func TestRecordWrites(t *testing.T) {
 		}
 		content, ok := f.state.BeginRecordWrite()
 		g.Expect(ok).To(BeTrue())
-		f.state.EndRecordWrite(content, RecordUnknown)
+		f.state.EndRecordWrite(content.Issued, RecordUnknown)
 		g.Expect(f.state.RecordCovers(mps("10.0.64.0/24"))).To(BeTrue())
 		g.Expect(f.state.RecordCovers(mps("10.0.128.0/24"))).To(BeFalse())
 		// A re-read shows it was stored.
-		f.state.RecordReread(content)
+		f.state.RecordReread(content.Issued)
 		g.Expect(f.state.RecordCovers(mps("10.0.128.0/24"))).To(BeTrue())
 		_, ok = f.state.BeginRecordWrite()
 		g.Expect(ok).To(BeFalse())
@@ -206,11 +207,11 @@ func TestRebuildQuarantinesFromRecord(t *testing.T) {
 		{
 			// The record is written before a block outside it goes to a node:
 			// nobody got this one since the record dropped it, free past its
-			// delay.
-			name:        "a listed block the record does not have keeps its time, even past its delay",
+			// delay; its time only ordered reuse.
+			name:        "a listed block the record does not have is free past its delay",
 			record:      map[string]string{RecordKeyIPv4: "10.0.0.0/25\n"},
 			listed:      []v1alpha1.QuarantinedBlock{{CIDR: "10.0.0.128/26", FreedAt: ptr.To(metav1.NewTime(t0.Add(-2 * time.Hour)))}},
-			want:        map[string]time.Time{"10.0.0.64/26": t0, "10.0.0.128/26": t0.Add(-2 * time.Hour)},
+			want:        map[string]time.Time{"10.0.0.64/26": t0},
 			wantFromRec: 1,
 			wantClaim:   []string{"10.0.0.0/25"},
 		},
@@ -237,10 +238,9 @@ func TestRebuildQuarantinesFromRecord(t *testing.T) {
 			r, err := NewRebuild(pn)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(r.AddNode("a", "uid-a", []string{"10.0.0.0/26"})).To(Succeed())
-			r.RestoreQuarantine(pn, t0)
-			err = r.ApplyRecord(tt.record, t0)
+			err = r.ApplyLegacyRecord(tt.record, pn, t0)
 			g.Expect(errors.Is(err, ErrRecordCorrupt)).To(Equal(tt.wantRecordErr), "got %v", err)
-			g.Expect(setStrings(r.ClaimRecord())).To(Equal(tt.wantClaim))
+			g.Expect(setStrings(claimed(t, r))).To(Equal(tt.wantClaim))
 			r.RecordClaimed()
 			clk := clocktesting.NewFakeClock(t0)
 			s := NewState(clk, NewBackoff(time.Minute, time.Minute, clk), v1alpha1.IPv4)
@@ -292,21 +292,25 @@ func TestRecordTrimmedOnceFree(t *testing.T) {
 	g.Expect(due).To(BeFalse())
 	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.0.0/17", "10.0.128.0/18"}))
 
-	// Every node of the first chunk goes: it is trimmed one delay later,
-	// in one write, not before.
+	// Every node of the first chunk goes: the next trim drops them from the
+	// issued set at once, and the same write stores them freed with their
+	// time, so after a fail-over they wait only what is left of their
+	// delay.
 	for i := range 64 {
 		f.state.Gone(fmt.Sprint(i))
 	}
 	due, _ = f.state.TrimRecord()
-	g.Expect(due).To(BeFalse())
-	f.clock.Step(59 * time.Second)
-	due, _ = f.state.TrimRecord()
-	g.Expect(due).To(BeFalse())
-	f.clock.Step(time.Second)
-	due, _ = f.state.TrimRecord()
 	g.Expect(due).To(BeTrue())
 	g.Expect(setStrings(f.state.RecordWant())).To(Equal([]string{"10.0.64.0/18", "10.0.128.0/18"}),
 		"the chunk with the next never-used block stays, and the one after it")
+	w, ok := f.state.BeginRecordWrite()
+	g.Expect(ok).To(BeTrue())
+	c, _, err := blockstore.Decode(w.Data)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.Freed).To(HaveLen(1), "one run of 64 blocks freed at the same time")
+	p, whole := c.Freed[0].Range.Prefix()
+	g.Expect(whole).To(BeTrue())
+	g.Expect(p).To(Equal(mp("10.0.0.0/18")))
 }
 
 func TestRecordRangeAddedAgain(t *testing.T) {

@@ -88,7 +88,7 @@ func TestDistrustRecord(t *testing.T) {
 			}
 			ownSet, _ := own.IPSet()
 			r.DistrustRecord(ownSet, t0)
-			g.Expect(setStrings(r.ClaimRecord())).To(Equal(tt.wantClaim))
+			g.Expect(setStrings(claimed(t, r))).To(Equal(tt.wantClaim))
 			r.RecordClaimed()
 			clk := clocktesting.NewFakeClock(t0)
 			s := NewState(clk, NewBackoff(time.Minute, time.Minute, clk), v1alpha1.IPv4)

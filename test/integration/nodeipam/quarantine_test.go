@@ -203,7 +203,7 @@ var _ = Describe("NodeIPAM quarantine across restarts", func() {
 		Eventually(k8sClient.Usage).WithArguments("many").Should(Equal(pn.NewRangeUsage(8192, int64(8192-n), 0, int64(n))))
 		record := &corev1.ConfigMap{}
 		Expect(k8sClient.Get(suiteCtx, client.ObjectKey{Namespace: framework.RecordNamespace, Name: nodeipamctrl.RecordName}, record)).To(Succeed())
-		Expect(record.Data).To(HaveKey(nodeipamcore.RecordKeyIPv4))
+		Expect(record.BinaryData).To(HaveKey(nodeipamctrl.RecordDataKey))
 		expectInvariants(history)
 	})
 })
