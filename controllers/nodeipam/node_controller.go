@@ -26,7 +26,6 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -65,10 +64,6 @@ const (
 	// block store's ConfigMap when a write first had to be coarsened to
 	// fit its size budget.
 	BlockStoreCoarsenedReason = "BlockStoreCoarsened"
-
-	// staleCacheRetry is how soon a node is read again when the cache does
-	// not show podCIDRs NodeIPAM already saw or wrote.
-	staleCacheRetry = time.Second
 )
 
 // NodeReconciler assigns node.spec.podCIDRs from the Active ranges of
@@ -99,75 +94,77 @@ type NodeReconciler struct {
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworkconsumers/status,verbs=get;patch;update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile gives a node without podCIDRs one block per IP family from its
-// candidate ranges, adopts podCIDRs NodeIPAM did not assign, and releases
-// the blocks of a node once its object is gone (not when its deletion
-// starts: finalizers may keep it, and its pods, around for long).
+// Reconcile performs the step the state decides for the node
+// (nodeipamcore.State.Decide): it reads the node, releases or observes,
+// writes the block store and the podCIDRs patch, reports the outcome back
+// (State.Done), and emits the events. It decides nothing itself.
 func (r *NodeReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if r.state.Park(req.Name) {
-		return reconcile.Result{}, nil // retried when the rebuild finished
+	from := r.state.BeforeRead(req.Name)
+	if from == nodeipamcore.ReadNothing {
+		return reconcile.Result{}, nil // retried when the state opens
 	}
-	node, err := r.readNode(ctx, req.Name)
-	if apierrors.IsNotFound(err) {
-		r.released(ctx, r.state.Gone(req.Name), "released podCIDRs of a deleted node")
-		return reconcile.Result{}, nil
-	}
-	if err != nil {
+	node, err := r.readNode(ctx, req.Name, from)
+	if err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, err
 	}
-	r.released(ctx, r.state.Replaced(node.Name, node.UID), "released podCIDRs of a replaced node object")
-	if len(node.Spec.PodCIDRs) > 0 {
-		return reconcile.Result{}, r.observe(ctx, node)
+	step, err := r.state.Decide(req.Name, node)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", req.Name, err)
 	}
-	if !node.DeletionTimestamp.IsZero() {
-		r.state.StopWaiting(node.Name)
-		return reconcile.Result{}, nil
+	r.released(ctx, step)
+	if step.Observed != nil {
+		r.observed(ctx, node, *step.Observed)
 	}
-
-	alloc, err := r.state.Allocate(node)
-	switch {
-	case alloc.Stale:
-		return reconcile.Result{RequeueAfter: staleCacheRetry}, nil
-	case errors.Is(err, nodeipamcore.ErrRecordRewritten):
-		return reconcile.Result{}, nil // parked: retried when the recovery reopens the state
-	case err != nil:
-		return r.unavailable(ctx, node, alloc, err)
+	if step.Unavailable != nil {
+		r.unavailable(ctx, node, step)
 	}
-	if alloc.RecordPending {
-		// The record must hold the blocks before any node does.
-		if err := r.record.sync(ctx); err != nil || !r.state.RecordCovers(alloc.Blocks) {
-			r.rejected(node.Name)
+	if step.Patch == nil {
+		if step.StoreSoon {
+			// Adopted podCIDRs: the node has them already, nothing waits
+			// for this write. A rewritten store is recorded by the
+			// recovery's claim, which extends it to every held block.
+			if err := r.record.sync(ctx); err != nil && !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
+				return reconcile.Result{}, err
+			}
+		}
+		return reconcile.Result{RequeueAfter: step.RetryAfter}, nil
+	}
+	if step.StoreFirst {
+		// The store must hold the blocks before any node does.
+		if err := r.record.sync(ctx); err != nil || !r.state.RecordCovers(step.Patch.Blocks) {
+			r.done(ctx, node.Name, step.Patch, nodeipamcore.WriteNotSent)
 			if errors.Is(err, nodeipamcore.ErrRecordRewritten) && r.state.Park(node.Name) {
 				return reconcile.Result{}, nil // retried when the recovery reopens the state
 			}
-			return reconcile.Result{}, fmt.Errorf("recording blocks %v before writing them to node %s: %w", alloc.Blocks, node.Name,
-				cmp.Or(err, errors.New("the record does not hold them yet")))
+			return reconcile.Result{}, fmt.Errorf("storing blocks %v in the block store before writing them to node %s: %w", step.Patch.Blocks, node.Name,
+				cmp.Or(err, errors.New("the store does not hold them yet")))
 		}
 	}
-	if alloc.RecordAhead {
+	if step.StoreSoon {
 		r.signals.recordAhead()
 	}
-	return r.write(ctx, node, alloc.Blocks)
+	return r.write(ctx, node.Name, step.Patch)
 }
 
 // released logs the blocks a deleted or replaced node gave up, into
 // quarantine, and retries the nodes that wait for a block.
-func (r *NodeReconciler) released(ctx context.Context, blocks []netip.Prefix, msg string) {
-	if len(blocks) == 0 {
+func (r *NodeReconciler) released(ctx context.Context, step nodeipamcore.NodeStep) {
+	if len(step.Released) == 0 {
 		return
 	}
-	ctrl.LoggerFrom(ctx).Info(msg, "podCIDRs", blocks)
+	msg := "released podCIDRs of a deleted node"
+	if step.Replaced {
+		msg = "released podCIDRs of a replaced node object"
+	}
+	ctrl.LoggerFrom(ctx).Info(msg, "podCIDRs", step.Released)
 	r.signals.all()
 }
 
-// observe hands the podCIDRs a node has to the state, which confirms or
-// adopts them, and reports what it found. Adopted podCIDRs go into the
-// issued-block record (or, should that fail, with the network side's next
-// write of it).
-func (r *NodeReconciler) observe(ctx context.Context, node *slimnode.Node) error {
-	o := r.state.Observe(node)
+// observed reports what the podCIDRs a node has told the state, which
+// confirmed or adopted them.
+func (r *NodeReconciler) observed(ctx context.Context, node *slimnode.Node, o nodeipamcore.Observation) {
 	if !o.Changed {
-		return nil
+		return
 	}
 	log := ctrl.LoggerFrom(ctx)
 	if o.Adopted {
@@ -183,28 +180,29 @@ func (r *NodeReconciler) observe(ctx context.Context, node *slimnode.Node) error
 			"podCIDR", c.Prefix, "otherNode", c.Other, "otherPodCIDR", c.OtherPrefix, "conflict", c.String())
 	}
 	r.signals.reconcileNetwork()
-	if o.RecordPending {
-		if err := r.record.sync(ctx); err != nil && !errors.Is(err, nodeipamcore.ErrRecordRewritten) {
-			return err
-		}
-		// Recorded by the recovery's claim when the record was rewritten:
-		// it extends the record to every block nodes hold.
-	}
-	return nil
 }
 
-// rejected returns the blocks of a write the API certainly did not store to
-// the pool, and retries the nodes that wait for one.
-func (r *NodeReconciler) rejected(name string) {
-	r.state.Rejected(name)
-	r.signals.all()
+// done reports a write's outcome to the state; blocks returned to the pool
+// retry the nodes that wait for one.
+func (r *NodeReconciler) done(ctx context.Context, name string, p *nodeipamcore.Patch, o nodeipamcore.WriteOutcome) {
+	waited := r.state.Done(name, p, o)
+	switch o {
+	case nodeipamcore.WriteStored:
+		r.Metrics.ObserveAllocation(waited)
+		r.signals.wrote()
+		ctrl.LoggerFrom(ctx).Info("assigned podCIDRs", "podCIDRs", p.Blocks)
+	case nodeipamcore.WriteNotSent, nodeipamcore.WriteRejected:
+		r.signals.all()
+	case nodeipamcore.WriteUnknown:
+	}
 }
 
 // readNode reads the node from the cache, or from the API server when a
-// write to it had an unknown outcome.
-func (r *NodeReconciler) readNode(ctx context.Context, name string) (*slimnode.Node, error) {
+// write to it had an unknown outcome; nil with a NotFound error when it is
+// gone.
+func (r *NodeReconciler) readNode(ctx context.Context, name string, from nodeipamcore.ReadFrom) (*slimnode.Node, error) {
 	reader := r.Nodes
-	if r.state.OutcomeUnknown(name) {
+	if from == nodeipamcore.ReadAPI {
 		reader = r.Reader
 	}
 	node, err := watches.GetNode(ctx, reader, name)
@@ -219,36 +217,34 @@ func (r *NodeReconciler) readNode(ctx context.Context, name string) (*slimnode.N
 
 // write stores the blocks as the node's podCIDRs with a merge patch that
 // carries the node's resourceVersion, so it applies only to the node as read
-// (with empty podCIDRs). The outcome decides the reservation: stored →
+// (with empty podCIDRs), and reports the outcome to the state: stored →
 // confirmed; certainly not stored → returned to the pool; unknown → kept
 // until the node is read again from the API server.
-func (r *NodeReconciler) write(ctx context.Context, node *slimnode.Node, blocks []netip.Prefix) (reconcile.Result, error) {
-	cidrs := make([]string, len(blocks))
-	for i, b := range blocks {
+func (r *NodeReconciler) write(ctx context.Context, name string, p *nodeipamcore.Patch) (reconcile.Result, error) {
+	cidrs := make([]string, len(p.Blocks))
+	for i, b := range p.Blocks {
 		cidrs[i] = b.String()
 	}
-	patch, err := podCIDRsPatch(node.ResourceVersion, cidrs)
+	patch, err := podCIDRsPatch(p.ResourceVersion, cidrs)
 	if err != nil {
-		r.rejected(node.Name) // nothing was sent
+		r.done(ctx, name, p, nodeipamcore.WriteNotSent)
 		return reconcile.Result{}, err
 	}
-	err = r.Writer.patchPodCIDRs(ctx, node.Name, patch)
+	err = r.Writer.patchPodCIDRs(ctx, name, patch)
 	switch {
 	case err == nil:
-		r.Metrics.ObserveAllocation(r.state.Written(node.Name, node.UID, blocks))
-		r.signals.wrote()
-		ctrl.LoggerFrom(ctx).Info("assigned podCIDRs", "podCIDRs", cidrs)
+		r.done(ctx, name, p, nodeipamcore.WriteStored)
 		return reconcile.Result{}, nil
 	case apierrors.IsNotFound(err):
-		r.rejected(node.Name)
+		r.done(ctx, name, p, nodeipamcore.WriteRejected)
 		return reconcile.Result{}, nil // the delete event follows
 	case certainlyNotStored(err):
-		r.rejected(node.Name)
-		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s: %w", cidrs, node.Name, err)
+		r.done(ctx, name, p, nodeipamcore.WriteRejected)
+		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s: %w", cidrs, name, err)
 	default:
-		r.state.Uncertain(node.Name)
+		r.done(ctx, name, p, nodeipamcore.WriteUnknown)
 		return reconcile.Result{}, fmt.Errorf("writing podCIDRs %v to node %s, outcome unknown (the blocks stay reserved until the node is read again): %w",
-			cidrs, node.Name, err)
+			cidrs, name, err)
 	}
 }
 
@@ -289,26 +285,18 @@ func certainlyNotStored(err error) bool {
 		apierrors.IsUnsupportedMediaType(err) || apierrors.IsTooManyRequests(err)
 }
 
-// unavailable handles a node that got no blocks: a CIDRNotAvailable warning
-// at most once per backoff period, and a retry after that period, or sooner
-// when a quarantined block becomes reusable. A freed block or a range change
-// retries it at once. When no range is Active at all the node just waits.
-func (r *NodeReconciler) unavailable(ctx context.Context, node *slimnode.Node, alloc nodeipamcore.Allocation, err error) (reconcile.Result, error) {
-	var ue *nodeipamcore.UnavailableError
-	if !errors.As(err, &ue) {
-		return reconcile.Result{}, fmt.Errorf("allocating podCIDRs for node %s: %w", node.Name, err)
-	}
-	if !alloc.AnyCandidate {
-		return reconcile.Result{}, nil
-	}
-	emit, retry := r.state.Unavailable(node.Name, ue)
-	if emit {
+// unavailable reports a node that got no blocks: a CIDRNotAvailable
+// warning when the state says one is due (at most once per backoff period).
+// When no range is Active at all the node just waits, and the step has no
+// Unavailability.
+func (r *NodeReconciler) unavailable(ctx context.Context, node *slimnode.Node, step nodeipamcore.NodeStep) {
+	u := step.Unavailable
+	if u.Emit {
 		r.Metrics.CIDRNotAvailable()
-		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", ue.Message())
+		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", u.Err.Message())
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("no podCIDR available for node", "candidates", alloc.Families,
-		"reasons", ue.Reasons, "retryIn", retry, "eventEmitted", emit)
-	return reconcile.Result{RequeueAfter: retry}, nil
+	ctrl.LoggerFrom(ctx).V(1).Info("no podCIDR available for node", "candidates", u.Families,
+		"reasons", u.Err.Reasons, "retryIn", step.RetryAfter, "eventEmitted", u.Emit)
 }
 
 // SetupWithManager watches nodes (only the changes NodeIPAM acts on) and

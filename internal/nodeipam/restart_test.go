@@ -105,14 +105,14 @@ func TestRestartAfterStaleStatus(t *testing.T) {
 // background record write and the unnoticed deletions with it), down for a
 // while, then started again from what the API holds: nodes,
 // status.quarantine and the record, through Rebuild exactly as
-// controllers/nodeipam/rebuild.go calls it. The simulation knows when each
+// controllers/nodeipam/rebuilder.go calls it. The simulation knows when each
 // block was really freed (the deletion of its node) and fails at the first
 // block handed out before that time plus the delay, with the seed and the
 // last events. Another client also rewrites the record now and then with
 // an older copy of it (an export re-applied, a restore) or an empty one;
 // the running leader finds it before it hands out anything more and
 // rebuilds in place without trusting it, as
-// controllers/nodeipam/rebuild.go's recover does (issue #31, point 4).
+// controllers/nodeipam/rebuilder.go's recover does (issue #31, point 4).
 // Rerun one seed with -run 'TestNoEarlyReuseAcrossRestarts/seed=N$'.
 func TestNoEarlyReuseAcrossRestarts(t *testing.T) {
 	seeds, steps := 200, 1000
@@ -276,8 +276,9 @@ func (s *restartSim) fatalf(format string, args ...any) {
 }
 
 // start is a leader's rebuild from what the API holds, as
-// controllers/nodeipam/rebuild.go does it: nodes, then status.quarantine,
-// then the record, which it claims before allocating.
+// controllers/nodeipam/rebuilder.go does it: nodes, then the block store
+// (status.quarantine only without one), which it claims before
+// allocating.
 func (s *restartSim) start() {
 	now := s.clock.Now()
 	pn := s.spec.DeepCopy()
@@ -358,21 +359,22 @@ func (s *restartSim) kill(why string) {
 func (s *restartSim) createNode() {
 	s.serial++
 	name := fmt.Sprint("n", s.serial)
-	a, err := s.op.state.Allocate(node(name))
+	step, err := s.op.state.Decide(name, node(name))
 	if err != nil {
-		if ue := (*UnavailableError)(nil); !errors.As(err, &ue) {
-			s.fatalf("Allocate(%s): %v", name, err)
-		}
-		s.op.state.StopWaiting(name) // the node is dropped: it holds nothing
+		s.fatalf("Decide(%s): %v", name, err)
+	}
+	if step.Patch == nil {
+		s.op.state.StopWaiting(name) // no block: the node is dropped, it holds nothing
 		return
 	}
-	if a.RecordPending {
+	a := step.Patch
+	if step.StoreFirst {
 		s.writeRecord()
 	}
 	if !s.op.state.RecordCovers(a.Blocks) {
 		s.fatalf("%s would be written to %s before the record covers it", a.Blocks, name)
 	}
-	s.op.ahead = s.op.ahead || a.RecordAhead
+	s.op.ahead = s.op.ahead || step.StoreSoon
 	now := s.clock.Now()
 	for _, b := range a.Blocks {
 		if at, ok := s.freedAt[b]; ok && now.Before(at.Add(s.delay)) {
@@ -392,7 +394,7 @@ func (s *restartSim) createNode() {
 		s.kill("killed after the node write landed, before its answer")
 		return
 	}
-	s.op.state.Written(name, types.UID("uid-"+name), a.Blocks)
+	s.op.state.Done(name, a, WriteStored)
 }
 
 // deleteNode deletes a node that has a podCIDR; a running operator handles

@@ -63,7 +63,7 @@ func openStateWithRecord(t *testing.T, pn *v1alpha1.PodNetwork, record map[strin
 }
 
 // openStateAt is openStateWithRecord with a rebuild at now, in the order
-// controllers/nodeipam/rebuild.go follows without a block store: nodes,
+// controllers/nodeipam/rebuilder.go follows without a block store: nodes,
 // then the issued-block record of an older release (record, its text) with
 // status.quarantine, or the status alone when record is nil.
 func openStateAt(t *testing.T, now time.Time, pn *v1alpha1.PodNetwork, record map[string]string, listed ...*slimnode.Node) *stateFixture {

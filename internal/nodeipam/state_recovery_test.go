@@ -111,7 +111,7 @@ func TestDistrustRecord(t *testing.T) {
 // recoverState suspends the state of f, as recordStore does when it finds
 // the record rewritten, and rebuilds it in place at the fixture's time
 // from the nodes listed (name, podCIDR, ...) and status.quarantine in pn, as
-// controllers/nodeipam/rebuild.go recovers.
+// controllers/nodeipam/rebuilder.go recovers.
 func recoverState(t *testing.T, f *stateFixture, pn *v1alpha1.PodNetwork, listed ...string) RebuildSummary {
 	t.Helper()
 	g := NewWithT(t)
