@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -115,11 +116,57 @@ func (d *demo) check(c story.Check) error {
 	}
 }
 
-// table prints the range table.
+// table prints the range table once its block usage shows the nodes as
+// they are: NodeIPAM writes usage at most once per status interval, and a
+// table printed right after "all nodes have a podCIDR" showed 0 used.
 func (d *demo) table() {
-	if pn, err := d.env.API.PodNetwork(); err == nil {
+	var pn *v1alpha1.PodNetwork
+	settled := func(context.Context) (bool, error) {
+		var err error
+		if pn, err = d.env.API.PodNetwork(); err != nil {
+			return false, nil //nolint:nilerr // retried until the timeout
+		}
+		nodes := &corev1.NodeList{}
+		if err := d.env.API.List(d.env.API.Ctx, nodes); err != nil {
+			return false, nil //nolint:nilerr // retried until the timeout
+		}
+		return usageMatches(pn, nodes.Items), nil
+	}
+	if err := waitFor("block usage to catch up with the nodes", usageLagTimeout, settled); err != nil {
+		say("  (block usage below may lag: %v)", err)
+	}
+	if pn != nil {
 		printRanges(pn)
 	}
+}
+
+// usageLagTimeout bounds the wait for usage: a few status intervals.
+const usageLagTimeout = 10 * time.Second
+
+// usageMatches reports whether every range's usage counts the blocks nodes
+// hold in it (a Released range has no usage).
+func usageMatches(pn *v1alpha1.PodNetwork, nodes []corev1.Node) bool {
+	for _, rs := range pn.Status.Ranges {
+		if rs.Phase == v1alpha1.RangePhaseReleased {
+			continue
+		}
+		r, err := netip.ParsePrefix(rs.CIDR)
+		if err != nil {
+			continue
+		}
+		held := int64(0)
+		for _, n := range nodes {
+			for _, c := range n.Spec.PodCIDRs {
+				if p, err := netip.ParsePrefix(c); err == nil && r.Overlaps(p) {
+					held++
+				}
+			}
+		}
+		if ptr.Deref(rs.Usage.Allocated, 0) != held {
+			return false
+		}
+	}
+	return true
 }
 
 // showMetrics prints a few lines of the operator's Prometheus endpoint,
