@@ -27,6 +27,11 @@ limitations under the License.
 //     from the same list;
 //   - controllers/autoscale: the autoscaler, writer of AutoscaledRangeSet
 //     "default" and status.autoscaling;
+//   - controllers/drain: drain assist, which cordons, drains and hands over
+//     the nodes holding blocks in Draining ranges, writer of
+//     status.drainAssist;
+//   - controllers/audit: the opt-in continuous audit, which only reads and
+//     reports (metrics, events), with RBAC of its own;
 //   - controllers/metrics: the operator's Prometheus metrics;
 //   - controllers/watches: what the controllers share about their watches.
 //

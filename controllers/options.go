@@ -21,7 +21,9 @@ import (
 	"time"
 
 	"podnetwork.io/operator/controllers/adapters"
+	"podnetwork.io/operator/controllers/audit"
 	"podnetwork.io/operator/controllers/autoscale"
+	"podnetwork.io/operator/controllers/drain"
 	"podnetwork.io/operator/controllers/lifecycle"
 	"podnetwork.io/operator/controllers/nodeipam"
 )
@@ -67,6 +69,12 @@ type Options struct {
 	// Autoscaler configures the autoscaler (controllers/autoscale).
 	Autoscaler autoscale.Options
 
+	// DrainAssist configures drain assist (controllers/drain).
+	DrainAssist drain.Options
+
+	// Audit configures the continuous audit (controllers/audit).
+	Audit audit.Options
+
 	// SkipControllerNameValidation lets one process run the manager more
 	// than once (tests that restart the operator in-process). Not a flag.
 	SkipControllerNameValidation bool
@@ -88,6 +96,8 @@ func DefaultOptions() Options {
 		NodeIPAM:               nodeipam.DefaultOptions(),
 		Adapters:               adapters.DefaultOptions(),
 		Autoscaler:             autoscale.DefaultOptions(),
+		DrainAssist:            drain.DefaultOptions(),
+		Audit:                  audit.DefaultOptions(),
 	}
 }
 
@@ -121,4 +131,6 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 	o.NodeIPAM.BindFlags(fs)
 	o.Adapters.BindFlags(fs)
 	o.Autoscaler.BindFlags(fs)
+	o.DrainAssist.BindFlags(fs)
+	o.Audit.BindFlags(fs)
 }

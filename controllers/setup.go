@@ -22,7 +22,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"podnetwork.io/operator/controllers/adapters"
+	"podnetwork.io/operator/controllers/audit"
 	"podnetwork.io/operator/controllers/autoscale"
+	"podnetwork.io/operator/controllers/drain"
 	"podnetwork.io/operator/controllers/lifecycle"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/nodeipam"
@@ -44,6 +46,15 @@ func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error 
 	if opts.Autoscaler.Enabled {
 		if err := autoscale.Setup(mgr, opts.Autoscaler, m); err != nil {
 			return err
+		}
+	}
+	// Always registered: spec.drainAssist.mode says whether it acts.
+	if err := drain.Setup(mgr, opts.DrainAssist); err != nil {
+		return err
+	}
+	if opts.Audit.Enabled {
+		if err := audit.Setup(mgr, opts.Audit, opts.Adapters.Components, m); err != nil {
+			return fmt.Errorf("setting up the audit: %w", err)
 		}
 	}
 	return nil

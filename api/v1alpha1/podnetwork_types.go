@@ -303,6 +303,15 @@ type PodNetworkSpec struct {
 	// See docs/autoscaling.md.
 	// +optional
 	Autoscaling PodNetworkAutoscaling `json:"autoscaling,omitzero"`
+
+	// drainAssist lets the operator replace, a few at a time, the nodes
+	// that hold blocks in Draining ranges (a node's podCIDRs cannot change,
+	// so a Draining range is released only once they are replaced): it
+	// cordons them, evicts their pods through the Eviction API and hands
+	// them over to Karpenter (Delete) or a Cluster API MachineHealthCheck
+	// (Condition). Unset means Off. See docs/operations.md.
+	// +optional
+	DrainAssist DrainAssist `json:"drainAssist,omitzero"`
 }
 
 // RangeRejection is a consumer's refusal of the current phase of a range.
@@ -629,6 +638,12 @@ type PodNetworkStatus struct {
 	// why, and the forecast. Only the autoscaler writes it.
 	// +optional
 	Autoscaling *AutoscalingStatus `json:"autoscaling,omitempty"`
+
+	// drainAssist is drain assist's report: the nodes left to replace,
+	// the ones it works on and why any is blocked. Only drain assist writes
+	// it; it is left out while spec.drainAssist.mode is Off.
+	// +optional
+	DrainAssist *DrainAssistStatus `json:"drainAssist,omitempty"`
 }
 
 // PodNetwork declares the pod CIDR ranges of the cluster and reports their
@@ -646,6 +661,7 @@ type PodNetworkStatus struct {
 // +kubebuilder:printcolumn:name="Draining",type=integer,priority=10,JSONPath=`.status.summary.drainingRanges`,description="Number of Draining ranges"
 // +kubebuilder:printcolumn:name="Autoscaled",type=integer,priority=10,JSONPath=`.status.summary.autoscaledRanges`,description="Number of declared ranges the autoscaler added"
 // +kubebuilder:printcolumn:name="Autoscaling",type=string,priority=10,JSONPath=`.status.autoscaling.message`,description="What the autoscaler does with each pool"
+// +kubebuilder:printcolumn:name="Drain Assist",type=string,priority=10,JSONPath=`.status.drainAssist.message`,description="What drain assist does with the nodes that hold blocks in Draining ranges"
 // +kubebuilder:printcolumn:name="Message",type=string,priority=10,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,description="Message of the Ready condition"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="PodNetwork is a singleton: its name must be \"default\""
 type PodNetwork struct {

@@ -21,10 +21,10 @@ import (
 	"strings"
 )
 
-// The PodNetwork status has three writers, each applying only its own fields
+// The PodNetwork status has four writers, each applying only its own fields
 // by server-side apply under its own field manager, so none overwrites
-// another: the lifecycle controller, the built-in NodeIPAM and the
-// autoscaler. Which writer owns which field is declared here, once, by JSON
+// another: the lifecycle controller, the built-in NodeIPAM, the autoscaler
+// and drain assist. Which writer owns which field is declared here, once, by JSON
 // name; every writer projects what it compares and applies with
 // OwnedStatus. A field
 // added to PodNetworkStatus or RangeStatus must be added to these tables
@@ -45,6 +45,9 @@ const (
 	StatusOwnerNodeIPAM StatusOwner = "node-ipam"
 	// StatusOwnerAutoscaler is the autoscaler: its report on the pools.
 	StatusOwnerAutoscaler StatusOwner = "autoscaler"
+	// StatusOwnerDrainAssist is drain assist: its report on the nodes that
+	// hold blocks in Draining ranges.
+	StatusOwnerDrainAssist StatusOwner = "drain-assist"
 )
 
 // statusFieldOwners owns every field of PodNetworkStatus but ranges, whose
@@ -59,6 +62,7 @@ var statusFieldOwners = map[string]StatusOwner{
 	"quarantine":          StatusOwnerNodeIPAM,
 	"allocationConflicts": StatusOwnerNodeIPAM,
 	"autoscaling":         StatusOwnerAutoscaler,
+	"drainAssist":         StatusOwnerDrainAssist,
 }
 
 // sharedStatusField is the list both writers write entries of.

@@ -36,7 +36,7 @@ func TestEveryStatusFieldHasOneOwner(t *testing.T) {
 			if name == shared {
 				continue
 			}
-			if o := owners[name]; o != StatusOwnerLifecycle && o != StatusOwnerNodeIPAM && o != StatusOwnerAutoscaler {
+			if o := owners[name]; o != StatusOwnerLifecycle && o != StatusOwnerNodeIPAM && o != StatusOwnerAutoscaler && o != StatusOwnerDrainAssist {
 				t.Errorf("%s.%s has no owner: declare it in status_owners.go", typ.Name(), name)
 			}
 		}
@@ -57,9 +57,10 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 	var s PodNetworkStatus
 	fill(reflect.ValueOf(&s).Elem())
 	parts := map[StatusOwner]PodNetworkStatus{
-		StatusOwnerLifecycle:  OwnedStatus(StatusOwnerLifecycle, &s),
-		StatusOwnerNodeIPAM:   OwnedStatus(StatusOwnerNodeIPAM, &s),
-		StatusOwnerAutoscaler: OwnedStatus(StatusOwnerAutoscaler, &s),
+		StatusOwnerLifecycle:   OwnedStatus(StatusOwnerLifecycle, &s),
+		StatusOwnerNodeIPAM:    OwnedStatus(StatusOwnerNodeIPAM, &s),
+		StatusOwnerAutoscaler:  OwnedStatus(StatusOwnerAutoscaler, &s),
+		StatusOwnerDrainAssist: OwnedStatus(StatusOwnerDrainAssist, &s),
 	}
 	exactlyOne := func(what string, field func(PodNetworkStatus) reflect.Value) {
 		n := 0
@@ -87,7 +88,7 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 		}
 		exactlyOne("status.ranges[]."+name, func(p PodNetworkStatus) reflect.Value {
 			switch len(p.Ranges) {
-			case 0: // the autoscaler's part
+			case 0: // the autoscaler's and drain assist's parts
 				return reflect.ValueOf(RangeStatus{}).Field(i)
 			case 1:
 				return reflect.ValueOf(p.Ranges[0]).Field(i)
@@ -97,8 +98,8 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 		})
 	}
 	for o, p := range parts {
-		if o == StatusOwnerAutoscaler {
-			// The autoscaler writes into no range entry.
+		if o == StatusOwnerAutoscaler || o == StatusOwnerDrainAssist {
+			// The autoscaler and drain assist write into no range entry.
 			if len(p.Ranges) != 0 {
 				t.Errorf("%s's part has range entries: %+v", o, p.Ranges)
 			}
@@ -115,6 +116,7 @@ func TestOwnedStatusSplitsEveryField(t *testing.T) {
 	merged.Quarantine, merged.AllocationConflicts = nodeIPAM.Quarantine, nodeIPAM.AllocationConflicts
 	merged.Ranges[0].Usage = nodeIPAM.Ranges[0].Usage
 	merged.Autoscaling = parts[StatusOwnerAutoscaler].Autoscaling
+	merged.DrainAssist = parts[StatusOwnerDrainAssist].DrainAssist
 	if !equality.Semantic.DeepEqual(*merged, s) {
 		t.Errorf("the parts together differ from the status:\n%+v\nwant\n%+v", *merged, s)
 	}
@@ -150,6 +152,8 @@ func TestFieldOwner(t *testing.T) {
 		{"conditions", false, StatusOwnerLifecycle},
 		{"quarantine", false, StatusOwnerNodeIPAM},
 		{"allocationConflicts", false, StatusOwnerNodeIPAM},
+		{"autoscaling", false, StatusOwnerAutoscaler},
+		{"drainAssist", false, StatusOwnerDrainAssist},
 		{"ranges", false, StatusOwnerLifecycle},
 		{"name", true, StatusOwnerLifecycle},
 		{"phase", true, StatusOwnerLifecycle},

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Command kubectl-podnetwork is the kubectl plugin of podnetwork-operator:
-// `kubectl podnetwork status|check|plan` once it is on the PATH
+// `kubectl podnetwork status|check|plan|version` once it is on the PATH
 // (go install ./cmd/kubectl-podnetwork). See internal/cli.
 package main
 
@@ -24,6 +24,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// The kubeconfig's auth providers, as kubectl has them: oidc, and the
+	// azure and gcp stubs that say which exec plugin replaced them. exec
+	// credential plugins need no registration.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"podnetwork.io/operator/internal/cli/app"
 )

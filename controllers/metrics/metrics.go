@@ -22,8 +22,10 @@ limitations under the License.
 // (seconds, blocks) and _total for counters. State that lives in the
 // PodNetwork status (phases, block usage) is read from the cache at scrape
 // time, so every replica reports the same numbers and nothing is kept only
-// in memory; event-like numbers are counters and histograms updated by the
-// leader.
+// in memory; so are the nodes' foreign and malformed podCIDRs, from the
+// cached nodes. Event-like numbers are counters and histograms updated by
+// the leader, and so are the audit's findings: only the leader's periodic
+// audit lists every pod and NetworkPolicy.
 package metrics
 
 import (
@@ -33,6 +35,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"podnetwork.io/operator/internal/audit"
 )
 
 // Metrics are the operator's metrics. The methods are safe on a nil
@@ -46,6 +50,9 @@ type Metrics struct {
 	cidrNotAvailable   prometheus.Counter
 	autoscalerSteps    *prometheus.CounterVec
 	storeCoarsened     prometheus.Counter
+	auditFindings      *prometheus.GaugeVec
+	auditRuns          *prometheus.CounterVec
+	auditDuration      prometheus.Histogram
 	status             *statusCollector
 }
 
@@ -83,6 +90,19 @@ func New() *Metrics {
 			Name: "podnetwork_nodeipam_store_coarsened_total",
 			Help: "Writes of NodeIPAM's block store over its size budget, stored coarser: more blocks wait a full recycle delay after a fail-over.",
 		}),
+		auditFindings: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "podnetwork_audit_findings",
+			Help: "Objects the last audit found at odds with the pod network, by kind (pod-ip-outside-node-podcidrs, pod-ip-outside-ranges, networkpolicy-missing-range, adapter-config-drift); reported by the leader, only with --enable-audit.",
+		}, []string{"kind"}),
+		auditRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "podnetwork_audit_runs_total",
+			Help: "Audits of the cluster against the pod network, by result (success, error: a read failed and the findings were not updated).",
+		}, []string{"result"}),
+		auditDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "podnetwork_audit_duration_seconds",
+			Help:    "How long one audit took, its paced LISTs of pods and NetworkPolicies included.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 14), // 0.1s .. ~14min
+		}),
 		status: &statusCollector{},
 	}
 }
@@ -90,7 +110,7 @@ func New() *Metrics {
 // Register registers every metric with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.rangeTransitions, m.phaseDuration, m.consumerAck,
-		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.storeCoarsened, m.status} {
+		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.storeCoarsened, m.auditFindings, m.auditRuns, m.auditDuration, m.status} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -155,4 +175,30 @@ func (m *Metrics) AutoscalerStep(pool, action string, recommended bool) {
 		r = "true"
 	}
 	m.autoscalerSteps.WithLabelValues(pool, action, r).Inc()
+}
+
+// AuditRun counts one audit and how long it took; err is its failure, nil
+// when it succeeded.
+func (m *Metrics) AuditRun(took time.Duration, err error) {
+	if m == nil {
+		return
+	}
+	success, failure := m.auditRuns.WithLabelValues("success"), m.auditRuns.WithLabelValues("error")
+	if err != nil {
+		failure.Inc()
+	} else {
+		success.Inc()
+	}
+	m.auditDuration.Observe(took.Seconds())
+}
+
+// AuditFindings sets the findings of every kind an audit checked; the
+// kinds it did not check keep no series.
+func (m *Metrics) AuditFindings(counts map[audit.Kind]int) {
+	if m == nil {
+		return
+	}
+	for kind, n := range counts {
+		m.auditFindings.WithLabelValues(string(kind)).Set(float64(n))
+	}
 }

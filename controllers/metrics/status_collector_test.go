@@ -70,6 +70,8 @@ func TestStatusCollector(t *testing.T) {
 	var reader client.Reader = fake.NewClientBuilder().WithScheme(scheme).WithObjects(pn,
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ok"}, Spec: corev1.NodeSpec{PodCIDRs: []string{"10.244.0.0/24"}}},
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "waiting"}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "foreign"}, Spec: corev1.NodeSpec{PodCIDRs: []string{"10.99.0.0/24"}}},
+		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "legacy"}, Spec: corev1.NodeSpec{PodCIDRs: []string{"010.244.9.0/24"}}},
 		deleting,
 	).Build()
 	c := &statusCollector{}
@@ -82,6 +84,12 @@ podnetwork_allocation_conflicts 1
 # TYPE podnetwork_consumer_rejections gauge
 podnetwork_consumer_rejections{consumer="node-ipam",required="true"} 0
 podnetwork_consumer_rejections{consumer="watcher",required="false"} 1
+# HELP podnetwork_nodeipam_foreign_podcidrs Node podCIDRs outside every range the PodNetwork tracks that is not Released.
+# TYPE podnetwork_nodeipam_foreign_podcidrs gauge
+podnetwork_nodeipam_foreign_podcidrs 1
+# HELP podnetwork_nodeipam_malformed_podcidrs Nodes whose podCIDRs cannot all be read, or only in a legacy format (leading zeros, IPv4-mapped IPv6).
+# TYPE podnetwork_nodeipam_malformed_podcidrs gauge
+podnetwork_nodeipam_malformed_podcidrs 1
 # HELP podnetwork_nodes_without_podcidrs Nodes that are not being deleted and have no podCIDRs yet.
 # TYPE podnetwork_nodes_without_podcidrs gauge
 podnetwork_nodes_without_podcidrs 1
@@ -101,6 +109,7 @@ podnetwork_selector_group_joinable_nodes{selector="pool in (gpu)"} 0
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want),
 		"podnetwork_allocation_conflicts", "podnetwork_consumer_rejections", "podnetwork_nodes_without_podcidrs",
+		"podnetwork_nodeipam_foreign_podcidrs", "podnetwork_nodeipam_malformed_podcidrs",
 		"podnetwork_range_invalid", "podnetwork_selector_group_free_blocks", "podnetwork_selector_group_joinable_nodes"); err != nil {
 		t.Error(err)
 	}

@@ -34,8 +34,9 @@ import (
 // lack, or hold in excess, for the adapters descs: each adapter's entry in
 // values.yaml with the descriptor's defaults, its schema entry and its name
 // among the plugin names the schema refuses, its four
-// flags among the operator's args, its PodNetworkConsumer and its
-// namespaces among the adapters' RoleBindings. chartgen refuses to run
+// flags among the operator's args, its PodNetworkConsumer, its
+// namespaces among the adapters' RoleBindings and its ConfigMap among
+// those the audit may read. chartgen refuses to run
 // while any is missing, so the registry stays the one list of adapters.
 func checkChart(chartDir string, descs []adapters.Descriptor) ([]string, error) {
 	read := func(rel string) (string, error) {
@@ -78,6 +79,9 @@ func checkChart(chartDir string, descs []adapters.Descriptor) ([]string, error) 
 			return []string{"{{- if .Values.adapters." + d.ValuesKey + ".enabled }}\n---\napiVersion: podnetwork.io/v1alpha1\nkind: PodNetworkConsumer\nmetadata:\n  name: " + d.Name + "\n"}
 		}},
 		{"templates/rbac/adapters-rolebindings.yaml", func(d *adapters.Descriptor) []string {
+			return []string{`"` + d.ValuesKey + `" .Values.adapters.` + d.ValuesKey + " "}
+		}},
+		{"templates/rbac/audit-rbac.yaml", func(d *adapters.Descriptor) []string {
 			return []string{`"` + d.ValuesKey + `" .Values.adapters.` + d.ValuesKey + " "}
 		}},
 	} {

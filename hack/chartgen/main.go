@@ -32,8 +32,10 @@ limitations under the License.
 // renders the templates (so the chart can create PodNetworkConsumer and
 // PodNetwork objects in the same release), never upgrades them and never
 // deletes them (so `helm uninstall` cannot delete every PodNetwork with
-// them). docs/install.md says how to upgrade them. The ClusterRole gets the
-// chart's naming and labels.
+// them). docs/install.md says how to upgrade them. The ClusterRoles get the
+// chart's naming and labels; the audit's (config/rbac/audit, from the
+// markers of controllers/audit) is rendered only with audit.enabled, so
+// the operator lists pods and NetworkPolicies only where the audit runs.
 package main
 
 import (
@@ -89,9 +91,19 @@ func run(configDir, chartDir string, descs []adapters.Descriptor) error {
 	if err := writeAdapterRole(adapterRole, adapterRoleName, descs); err != nil {
 		return err
 	}
-	return writeRole(adapterRole, filepath.Join(chartDir, "templates", "rbac", "adapters-clusterrole.yaml"),
-		adapterRoleName, "-adapters", anyAdapterEnabled(descs))
+	if err := writeRole(adapterRole, filepath.Join(chartDir, "templates", "rbac", "adapters-clusterrole.yaml"),
+		adapterRoleName, "-adapters", anyAdapterEnabled(descs)); err != nil {
+		return err
+	}
+	// The audit's role (controller-gen's, from the markers of
+	// controllers/audit) exists only when the audit is on; audit-rbac.yaml
+	// binds it.
+	return writeRole(filepath.Join(configDir, "rbac", "audit", "role.yaml"), filepath.Join(chartDir, "templates", "rbac", "audit-clusterrole.yaml"),
+		auditRoleName, "-audit", "{{- if .Values.audit.enabled }}\n")
 }
+
+// auditRoleName is the name of the audit's ClusterRole in config/.
+const auditRoleName = "podnetwork-operator-audit"
 
 // adapterRoleName is the name of the adapters' ClusterRole in config/.
 const adapterRoleName = "podnetwork-operator-adapters"

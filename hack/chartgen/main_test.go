@@ -87,7 +87,8 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 	if err != nil || len(generated) == 0 {
 		t.Fatalf("no CRD generated: %v", err)
 	}
-	generated = append(generated, filepath.Join(chart, "templates", "rbac", "clusterrole.yaml"), filepath.Join(chart, "templates", "rbac", "adapters-clusterrole.yaml"))
+	generated = append(generated, filepath.Join(chart, "templates", "rbac", "clusterrole.yaml"), filepath.Join(chart, "templates", "rbac", "adapters-clusterrole.yaml"),
+		filepath.Join(chart, "templates", "rbac", "audit-clusterrole.yaml"))
 	for _, g := range generated {
 		rel, _ := filepath.Rel(chart, g)
 		same(t, filepath.Join(chartDir, rel), g)
@@ -127,6 +128,7 @@ func TestAdaptersFromRegistry(t *testing.T) {
 		`templates/_helpers.tpl: adapter example-cni needs "- --example-cni-daemonset={{ .Values.adapters.exampleCNI.daemonSet }}`,
 		"templates/consumers.yaml: adapter example-cni needs",
 		"templates/rbac/adapters-rolebindings.yaml: adapter example-cni needs",
+		"templates/rbac/audit-rbac.yaml: adapter example-cni needs",
 	} {
 		if !strings.Contains(err.Error(), place) {
 			t.Errorf("the refusal does not say %q:\n%v", place, err)

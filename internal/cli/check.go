@@ -72,14 +72,26 @@ type CheckResult struct {
 	Checked string `json:"checked"`
 	Errors  int    `json:"errors"`
 	Warns   int    `json:"warnings"`
+	// Skipped says why the check did not run: what it needs could not be
+	// read.
+	Skipped string `json:"skipped,omitempty"`
 }
 
-// CheckReport is what `kubectl podnetwork check` prints.
+// CheckReport is what `kubectl podnetwork check` prints; kind CheckReport
+// of cli.podnetwork.io/v1alpha1 in the machine output.
 type CheckReport struct {
-	Checks   []CheckResult `json:"checks"`
-	Findings []Finding     `json:"findings"`
-	Errors   int           `json:"errors"`
-	Warnings int           `json:"warnings"`
+	metav1.TypeMeta `json:",inline"`
+	Checks          []CheckResult `json:"checks"`
+	Findings        []Finding     `json:"findings"`
+	Errors          int           `json:"errors"`
+	Warnings        int           `json:"warnings"`
+	// StallAfterSeconds and NewNodeGraceSeconds are the thresholds the
+	// audit applied (--stall-after, --new-node-grace).
+	StallAfterSeconds   int64 `json:"stallAfterSeconds"`
+	NewNodeGraceSeconds int64 `json:"newNodeGraceSeconds"`
+	// Unreadable is what the plugin was not allowed to read; the checks
+	// that need it are skipped.
+	Unreadable []Unreadable `json:"unreadable,omitempty"`
 }
 
 // CheckOptions tune the audit.
@@ -112,19 +124,33 @@ func Check(c *Cluster, opts CheckOptions) CheckReport {
 	if opts.NewNodeGrace == 0 {
 		opts.NewNodeGrace = time.Minute
 	}
-	k := &checker{c: c, opts: opts, report: CheckReport{Findings: []Finding{}}}
-	k.run(CheckPodNetwork, k.podNetwork)
-	k.run(CheckOverlaps, k.overlaps)
-	k.run(CheckForeign, k.foreign)
-	k.run(CheckWithoutPodCIDRs, k.withoutPodCIDRs)
-	k.run(CheckAcks, k.acks)
-	k.run(CheckAdapterConfig, k.adapterConfig)
+	k := &checker{c: c, opts: opts, report: CheckReport{TypeMeta: typeMeta(KindCheckReport), Findings: []Finding{},
+		StallAfterSeconds: seconds(opts.StallAfter), NewNodeGraceSeconds: seconds(opts.NewNodeGrace), Unreadable: c.unreadable()}}
+	k.run(CheckPodNetwork, k.podNetwork, ResourcePodNetworks)
+	k.run(CheckOverlaps, k.overlaps, ResourceNodes)
+	k.run(CheckForeign, k.foreign, ResourceNodes, ResourcePodNetworks)
+	k.run(CheckWithoutPodCIDRs, k.withoutPodCIDRs, ResourceNodes, ResourcePodNetworks, ResourceConsumers)
+	k.run(CheckAcks, k.acks, ResourcePodNetworks, ResourceConsumers)
+	// The adapters are known by their PodNetworkConsumers.
+	k.run(CheckAdapterConfig, k.adapterConfig, ResourceConsumers)
 	return k.report
 }
 
-func (k *checker) run(name string, f func() string) {
+// run runs the check f, or skips it when one of the resources it needs
+// could not be read.
+func (k *checker) run(name string, f func() string, needs ...string) {
 	k.report.Checks = append(k.report.Checks, CheckResult{Name: name})
 	k.current = &k.report.Checks[len(k.report.Checks)-1]
+	var missing []string
+	for _, r := range needs {
+		if !k.c.Readable(r) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		k.current.Skipped = strings.Join(missing, " and ") + " could not be read"
+		return
+	}
 	k.current.Checked = f()
 }
 
@@ -314,22 +340,20 @@ func (k *checker) adapterConfig() string {
 	for i := range k.c.Adapters {
 		a := &k.c.Adapters[i]
 		subject := "configmap/" + a.ConfigMap
-		if !a.Found {
-			k.add(SeverityError, subject, "the %s adapter's ConfigMap key is missing", a.Consumer)
+		if a.Unreadable != "" {
+			k.add(SeverityWarning, subject, "the %s adapter's configuration was not checked: %s could not be read", a.Consumer, a.Unreadable)
 			continue
 		}
-		checked++
-		covered, err := a.Covered(a.Config)
-		if err != nil {
-			k.add(SeverityError, subject, "cannot be read as the %s configuration: %v", a.Consumer, err)
-			continue
+		if a.Found {
+			checked++
 		}
-		if covered.RangeIndependent != "" || pn == nil || len(pn.Status.Ranges) == 0 {
-			continue
+		cfg := adapters.Config{Adapter: a.Consumer, Text: a.Config, Found: a.Found, Running: k.c.consumer(a.Consumer) != nil, Covered: a.Covered}
+		covered, drift, compared := cfg.Drift(pn)
+		for _, d := range drift {
+			k.add(SeverityError, subject, "%s", d)
 		}
-		if missing := adapters.Uncovered(covered, pn); len(missing) > 0 {
-			k.add(SeverityError, subject, "%s covers %s, which leaves out the ranges in use %s: nodes there lose their network when %s restarts; the operator rewrites it while it runs",
-				a.Consumer, joinPrefixes(covered.Prefixes), describeRanges(missing), a.Consumer)
+		if !compared {
+			continue
 		}
 		var previous []v1alpha1.ConsumerRangeStatus
 		if self := k.c.consumer(a.Consumer); self != nil {
@@ -359,14 +383,6 @@ func joinPrefixes(ps []netip.Prefix) string {
 	return strings.Join(s, ", ")
 }
 
-func describeRanges(rs []v1alpha1.RangeStatus) string {
-	s := make([]string, len(rs))
-	for i, r := range rs {
-		s[i] = fmt.Sprintf("%s (%s, %s)", r.Name, r.CIDR, r.Phase)
-	}
-	return strings.Join(s, ", ")
-}
-
 // WriteCheckText prints the report: one line per check, then the findings,
 // then the totals.
 func WriteCheckText(w io.Writer, r *CheckReport) error {
@@ -383,7 +399,10 @@ func WriteCheckText(w io.Writer, r *CheckReport) error {
 		case c.Warns > 0:
 			result = count(c.Warns, "warning")
 		}
-		t.row(c.Name, result, c.Checked)
+		if c.Skipped != "" {
+			result = "skipped"
+		}
+		t.row(c.Name, result, orDash(c.Checked+c.Skipped))
 	}
 	if err := t.write(&b); err != nil {
 		return err

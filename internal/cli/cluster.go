@@ -49,6 +49,60 @@ type Cluster struct {
 	Adapters []Adapter
 	// NodeIPAM names NodeIPAM's PodNetworkConsumer.
 	NodeIPAM string
+	// Unreadable is what the plugin was not allowed to read (an RBAC
+	// denial): the reports leave out what depends on it and say so. Empty
+	// when everything was read.
+	Unreadable []Unreadable
+}
+
+// Unreadable is a kind of object, or one object, the plugin was not
+// allowed to read.
+type Unreadable struct {
+	// Resource is the API resource: one of the Resource* constants, or
+	// "configmaps", "daemonsets", "pods" for an adapter's objects.
+	Resource string `json:"resource"`
+	// Namespace and Name name the one object; a list has no name, and no
+	// namespace unless it was of one namespace.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	// Message is the API server's reason.
+	Message string `json:"message"`
+}
+
+// String names what could not be read: "nodes", "configmaps
+// kube-system/kube-proxy", "pods in namespace kube-system".
+func (u Unreadable) String() string {
+	switch {
+	case u.Name != "" && u.Namespace != "":
+		return u.Resource + " " + u.Namespace + "/" + u.Name
+	case u.Name != "":
+		return u.Resource + " " + u.Name
+	case u.Namespace != "":
+		return u.Resource + " in namespace " + u.Namespace
+	}
+	return u.Resource
+}
+
+// The resources every command reads, by the name Unreadable carries.
+const (
+	ResourcePodNetworks         = "podnetworks"
+	ResourceAutoscaledRangeSets = "autoscaledrangesets"
+	ResourceConsumers           = "podnetworkconsumers"
+	ResourceNodes               = "nodes"
+	ResourceServiceCIDRs        = "servicecidrs"
+)
+
+// Readable reports whether the plugin was allowed to read the resource (any
+// object of it, for the adapters' resources).
+func (c *Cluster) Readable(resource string) bool { return readable(c.Unreadable, resource) }
+
+// unreadable lists what could not be read, for the reports; nil when
+// everything was read.
+func (c *Cluster) unreadable() []Unreadable {
+	if len(c.Unreadable) == 0 {
+		return nil
+	}
+	return append([]Unreadable(nil), c.Unreadable...)
 }
 
 // Adapter is one of the operator's adapters (kube-proxy, flannel) and the
@@ -66,6 +120,10 @@ type Adapter struct {
 	// Pods its pods.
 	DaemonSet *appsv1.DaemonSet
 	Pods      []corev1.Pod
+	// Unreadable says which of the ConfigMap, the DaemonSet and its pods
+	// the plugin was not allowed to read ("" when it read them all); check
+	// then skips the adapter.
+	Unreadable string
 	// Limits are the adapter's shortest covering prefixes.
 	Limits adapters.Limits
 	// Plan is the adapter's pure planner (kubeproxy.Plan, flannel.Plan).

@@ -16,9 +16,12 @@ limitations under the License.
 
 // Package cli is the logic of the kubectl plugin (cmd/kubectl-podnetwork):
 // what `kubectl podnetwork status`, `check` and `plan` compute from a
-// Cluster read from the API, and how they print it. Everything here is
-// pure: reading the cluster, the server-side dry-run and the command line
-// live in the subpackage app.
+// Cluster read from the API, and how they print it: the human tables, and
+// the reports (StatusReport, CheckReport, PlanReport, Version of
+// cli.podnetwork.io/v1alpha1) that -o json, yaml and the templates print,
+// laid out in docs/kubectl-plugin.md. Everything here is pure: reading the
+// cluster, the server-side dry-run and the command line live in the
+// subpackage app.
 //
 // The plugin decides nothing on its own: status reads what the operator
 // wrote and groups it with nodeipam.SelectorGroups (the rule the metrics

@@ -20,10 +20,12 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/declared"
@@ -47,12 +49,19 @@ const (
 	KindThirdParty = "third-party"
 )
 
-// PlanResult is what `kubectl podnetwork plan` prints.
-type PlanResult struct {
-	// Refused holds the API server's reasons (the CRD's CEL rules among
-	// them) when a server-side dry-run of the change failed; nothing else is
-	// computed then.
-	Refused []string `json:"refusedByAPIServer,omitempty"`
+// PlanReport is what `kubectl podnetwork plan` prints; kind PlanReport of
+// cli.podnetwork.io/v1alpha1 in the machine output.
+type PlanReport struct {
+	metav1.TypeMeta `json:",inline"`
+	// Outcome sums the prediction up; the exit code follows it.
+	Outcome PlanOutcome `json:"outcome"`
+	// Rejection is why the API server refused the change in its
+	// server-side dry-run (Outcome Rejected); nothing else is computed
+	// then.
+	Rejection *Rejection `json:"rejection,omitempty"`
+	// Stuck says, one line per range, why the change would not complete
+	// (Outcome Stuck).
+	Stuck []string `json:"stuck,omitempty"`
 	// Changes says in words how the declared ranges change.
 	Changes []string `json:"changes"`
 	// Ranges is every range tracked now or after the change, by name.
@@ -65,6 +74,56 @@ type PlanResult struct {
 	Rounds int `json:"rounds"`
 	// Settled is false when the simulation still moved after maxPlanRounds.
 	Settled bool `json:"settled"`
+}
+
+// PlanOutcome sums a plan up.
+type PlanOutcome string
+
+const (
+	// OutcomeProceeds: every range gets where the change takes it, or waits
+	// only for the nodes that hold a Draining range to be replaced. Exit
+	// code 0.
+	OutcomeProceeds PlanOutcome = "Proceeds"
+	// OutcomeStuck: the API server accepts the change, but some range would
+	// never get where it takes it: the range is invalid, a consumer rejects
+	// it, or it waits for a required consumer that will not answer (an
+	// adapter that cannot read its configuration, a third-party consumer
+	// that has never written its status). Exit code 1.
+	OutcomeStuck PlanOutcome = "Stuck"
+	// OutcomeRejected: the API server refuses the change in the dry-run
+	// (the CRD's schema or CEL rules, an admission webhook or policy).
+	// Exit code 1.
+	OutcomeRejected PlanOutcome = "Rejected"
+)
+
+// Rejection is the API server's refusal of a change.
+type Rejection struct {
+	// By says what refused it: Validation (the CRD's schema and CEL rules)
+	// or Admission (an admission webhook or a ValidatingAdmissionPolicy).
+	By RejectedBy `json:"by"`
+	// Reason is the API status reason (Invalid, Forbidden, ...).
+	Reason string `json:"reason"`
+	// Message is the API server's message.
+	Message string `json:"message"`
+	// Causes are the field causes the API server gave, "field: message".
+	Causes []string `json:"causes,omitempty"`
+}
+
+// RejectedBy says what refused a change.
+type RejectedBy string
+
+const (
+	// RejectedByValidation is the CRD's schema and CEL rules.
+	RejectedByValidation RejectedBy = "Validation"
+	// RejectedByAdmission is an admission webhook or a
+	// ValidatingAdmissionPolicy.
+	RejectedByAdmission RejectedBy = "Admission"
+)
+
+// Rejected is the report of a change the API server refused.
+func Rejected(r Rejection) PlanReport {
+	return PlanReport{TypeMeta: typeMeta(KindPlanReport), Outcome: OutcomeRejected, Rejection: &r,
+		Changes: []string{}, Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
 }
 
 // RangePlan is what happens to one range.
@@ -95,6 +154,12 @@ type RangePlan struct {
 	// Assumed lists the third-party consumers whose acceptance the
 	// prediction assumed.
 	Assumed []string `json:"assumedAcceptedBy,omitempty"`
+	// WaitsFor are the required consumers it still waits for once every
+	// answer that can be predicted is in: they will not answer.
+	WaitsFor []string `json:"waitsFor,omitempty"`
+	// Stuck says why the range never gets where the change takes it;
+	// empty when it does.
+	Stuck string `json:"stuck,omitempty"`
 }
 
 // ConsumerPlan is how one consumer is predicted to answer.
@@ -106,6 +171,10 @@ type ConsumerPlan struct {
 	Kind        string   `json:"kind"`
 	Predictable bool     `json:"predictable"`
 	Answers     []Answer `json:"answers"`
+	// NeverAnswered is true for a required third-party consumer that has
+	// never written its status: nothing says it runs, so its acceptance is
+	// not assumed and what waits for it is stuck.
+	NeverAnswered bool `json:"neverAnswered,omitempty"`
 }
 
 // Answer is a predicted acknowledgement of one phase of one range.
@@ -150,9 +219,10 @@ type AdapterPlan struct {
 // be predicted: Plan assumes it accepts and says so. Nodes are not replaced
 // in the simulation, so a Draining range that nodes still hold stays
 // Draining.
-func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanResult {
+func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanReport {
 	d := c.Declared(proposed)
-	res := PlanResult{Changes: describeChanges(c.Ranges(), d.Ranges), Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
+	res := PlanReport{TypeMeta: typeMeta(KindPlanReport), Changes: describeChanges(c.Ranges(), d.Ranges),
+		Ranges: []RangePlan{}, Consumers: []ConsumerPlan{}, Adapters: []AdapterPlan{}}
 	pn := &v1alpha1.PodNetwork{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.PodNetworkName}}
 	if c.PodNetwork != nil {
 		pn = c.PodNetwork.DeepCopy()
@@ -164,6 +234,9 @@ func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanResul
 	for i := range c.Consumers {
 		if c.Consumers[i].DeletionTimestamp.IsZero() {
 			sim.consumers = append(sim.consumers, *c.Consumers[i].DeepCopy())
+		}
+		if neverAnswered(&c.Consumers[i]) && !c.predictable(c.Consumers[i].Name) {
+			sim.silent = append(sim.silent, c.Consumers[i].Name)
 		}
 	}
 	for _, a := range c.Adapters {
@@ -186,7 +259,57 @@ func Plan(c *Cluster, proposed []v1alpha1.PodCIDRRange, now time.Time) PlanResul
 	res.Ranges = rangePlans(before, afterApply, sim.pn.Status.Ranges, sim.assumed)
 	res.Consumers = sim.consumerPlans()
 	res.Adapters = sim.adapterPlans()
+	res.Outcome = OutcomeProceeds
+	for i := range res.Ranges {
+		r := &res.Ranges[i]
+		r.Stuck = sim.stuck(r)
+		if r.Stuck != "" {
+			res.Outcome = OutcomeStuck
+			res.Stuck = append(res.Stuck, r.Name+": "+r.Stuck)
+		}
+	}
 	return res
+}
+
+// neverAnswered reports whether cons is a required consumer that has never
+// written its status: no acknowledgement, no condition, no
+// observedGeneration. Whatever it is, nothing says it runs.
+func neverAnswered(cons *v1alpha1.PodNetworkConsumer) bool {
+	st := &cons.Status
+	return cons.IsRequired() && cons.DeletionTimestamp.IsZero() &&
+		len(st.Ranges) == 0 && len(st.Conditions) == 0 && ptr.Deref(st.ObservedGeneration, 0) == 0
+}
+
+// stuck says why the range r never gets where the change takes it, or ""
+// when it does: it is invalid, a consumer rejects it, or it still waits for
+// consumers once every answer that can be predicted is in. A Draining range
+// that only waits for its nodes to be replaced is not stuck: replacing them
+// is the next step.
+func (s *simulation) stuck(r *RangePlan) string {
+	switch {
+	case r.Invalid != "":
+		return fmt.Sprintf("stays %s: invalid: %s", r.Eventually, r.Invalid)
+	case len(r.Rejections) > 0:
+		var by []string
+		for _, rej := range r.Rejections {
+			by = append(by, rej.Consumer)
+		}
+		return fmt.Sprintf("stays %s: rejected by %s", r.Eventually, strings.Join(by, ", "))
+	case len(r.WaitsFor) > 0:
+		var why []string
+		for _, name := range r.WaitsFor {
+			switch {
+			case slices.Contains(s.silent, name):
+				why = append(why, name+", which has never written its status")
+			case s.errors[name] != "":
+				why = append(why, name+", which cannot answer: "+s.errors[name])
+			default:
+				why = append(why, name+", which does not answer")
+			}
+		}
+		return fmt.Sprintf("stays %s: waits for %s", r.Eventually, strings.Join(why, "; "))
+	}
+	return ""
 }
 
 type simulation struct {
@@ -203,6 +326,9 @@ type simulation struct {
 	// assumed maps a range to the third-party consumers assumed to accept.
 	assumed map[string][]string
 	errors  map[string]string
+	// silent are the required consumers that have never written their
+	// status: they are predicted not to answer.
+	silent []string
 }
 
 // step runs the lifecycle once on the simulated state.
@@ -284,6 +410,9 @@ func (s *simulation) predictor(name string) func(rs v1alpha1.RangeStatus) (v1alp
 		}
 		return s.adapterPredictor(a)
 	}
+	if slices.Contains(s.silent, name) {
+		return func(v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) { return "", "", false }
+	}
 	return func(v1alpha1.RangeStatus) (v1alpha1.AckResult, string, bool) {
 		return ResultAssumed, "assumed: a third-party consumer's answer cannot be predicted", true
 	}
@@ -331,14 +460,21 @@ func (s *simulation) setError(consumer, msg string) {
 	s.errors[consumer] = msg
 }
 
+// predictable reports whether Plan predicts the answers of the named
+// consumer with its own code: NodeIPAM and the adapters.
+func (c *Cluster) predictable(name string) bool {
+	return name == c.NodeIPAM || slices.ContainsFunc(c.Adapters, func(a Adapter) bool { return a.Consumer == name })
+}
+
 func (s *simulation) consumerPlans() []ConsumerPlan {
 	out := []ConsumerPlan{}
 	for _, cons := range s.consumers {
-		p := ConsumerPlan{Name: cons.Name, Required: cons.IsRequired(), Kind: KindThirdParty, Answers: s.answers[cons.Name]}
+		p := ConsumerPlan{Name: cons.Name, Required: cons.IsRequired(), Kind: KindThirdParty, Answers: s.answers[cons.Name],
+			NeverAnswered: slices.Contains(s.silent, cons.Name)}
 		switch {
 		case cons.Name == s.c.NodeIPAM:
 			p.Kind, p.Predictable = KindNodeIPAM, true
-		case slices.ContainsFunc(s.c.Adapters, func(a Adapter) bool { return a.Consumer == cons.Name }):
+		case s.c.predictable(cons.Name):
 			p.Kind, p.Predictable = KindAdapter, true
 		}
 		if p.Answers == nil {
@@ -431,6 +567,7 @@ func rangePlans(before, afterApply, final []v1alpha1.RangeStatus, assumed map[st
 				p.Invalid = string(f.InvalidReason) + ": " + f.InvalidMessage
 			}
 			p.Rejections, p.Holders, p.HolderCount, p.CoveredBy = f.Rejections, f.Holders, f.HolderCount, f.CoveredBy
+			p.WaitsFor = f.Awaiting
 		}
 		out = append(out, p)
 	}

@@ -17,45 +17,11 @@ limitations under the License.
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
-
-	"sigs.k8s.io/yaml"
 )
-
-// Output formats of every command.
-const (
-	FormatText = "text"
-	FormatJSON = "json"
-	FormatYAML = "yaml"
-)
-
-// Write prints v as JSON or YAML, or calls text for the text form.
-func Write(w io.Writer, format string, v any, text func(io.Writer) error) error {
-	switch format {
-	case FormatJSON:
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encoding JSON: %w", err)
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case FormatYAML:
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("encoding YAML: %w", err)
-		}
-		_, err = w.Write(b)
-		return err
-	case FormatText, "":
-		return text(w)
-	default:
-		return fmt.Errorf("unknown output format %q: use text, json or yaml", format)
-	}
-}
 
 // table collects rows and prints them in aligned columns, as kubectl does,
 // with detail lines under a row that stay outside the columns.

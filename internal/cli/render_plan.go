@@ -25,13 +25,22 @@ import (
 )
 
 // WritePlanText prints the plan: the changes, what happens to each range,
-// how each consumer answers and what each adapter writes.
-func WritePlanText(w io.Writer, p *PlanResult) error {
+// how each consumer answers, what each adapter writes and, when the change
+// would not complete, why.
+func WritePlanText(w io.Writer, p *PlanReport) error {
 	var b strings.Builder
-	if len(p.Refused) > 0 {
-		b.WriteString("The API server refuses this change (server-side dry-run); nothing was written:\n")
-		for _, r := range p.Refused {
-			fmt.Fprintf(&b, "  %s\n", r)
+	if r := p.Rejection; r != nil {
+		if r.By == RejectedByAdmission {
+			b.WriteString("An admission check of the API server refuses this change (server-side dry-run); nothing was written:\n")
+		} else {
+			b.WriteString("The API server refuses this change (server-side dry-run); nothing was written:\n")
+		}
+		lines := r.Causes
+		if len(lines) == 0 {
+			lines = []string{r.Message}
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  %s\n", l)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -64,6 +73,9 @@ func WritePlanText(w io.Writer, p *PlanResult) error {
 		t := newTable("NAME", "REQUIRED", "KIND", "ANSWERS")
 		for _, c := range p.Consumers {
 			t.row(c.Name, yesNo(c.Required), c.Kind, orDash(answerSummary(c)))
+			if c.NeverAnswered {
+				t.detail("has never written its status: its acceptance is not assumed")
+			}
 		}
 		if err := t.write(&b); err != nil {
 			return err
@@ -92,6 +104,12 @@ func WritePlanText(w io.Writer, p *PlanResult) error {
 		}
 		if err := t.write(&b); err != nil {
 			return err
+		}
+	}
+	if len(p.Stuck) > 0 {
+		b.WriteString("\nSTUCK: the change would not complete\n")
+		for _, s := range p.Stuck {
+			fmt.Fprintf(&b, "  %s\n", s)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -30,18 +30,25 @@ import (
 // WriteStatusText prints s as one screen: the PodNetwork and its Ready
 // condition, the ranges, the headroom per nodeSelector, the consumers and
 // the conditions.
-func WriteStatusText(w io.Writer, s *Status) error {
+func WriteStatusText(w io.Writer, s *StatusReport) error {
 	var b strings.Builder
-	if s.PodNetwork == "" {
+	switch {
+	case !readable(s.Unreadable, ResourcePodNetworks):
+		fmt.Fprintf(&b, "PodNetwork %q: could not be read.\n", v1alpha1.PodNetworkName)
+	case s.PodNetwork == "":
 		fmt.Fprintf(&b, "No PodNetwork %q: the operator manages no range yet.\n", v1alpha1.PodNetworkName)
-	} else {
+	default:
 		fmt.Fprintf(&b, "PodNetwork %s: %s", s.PodNetwork, readySummary(s.Conditions))
 		if s.ObservedGeneration != s.Generation {
 			fmt.Fprintf(&b, " (the operator has seen generation %d of %d)", s.ObservedGeneration, s.Generation)
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Nodes: %d, %d without podCIDRs\n", s.Nodes, s.NodesWithoutPodCIDRs)
+	if s.Nodes == nil {
+		b.WriteString("Nodes: could not be read\n")
+	} else {
+		fmt.Fprintf(&b, "Nodes: %d, %d without podCIDRs\n", *s.Nodes, ptr.Deref(s.NodesWithoutPodCIDRs, 0))
+	}
 	if len(s.Ranges) > 0 {
 		b.WriteString("\nRANGES\n")
 		t := newTable("NAME", "CIDR", "PHASE", "FOR", "ALLOCATED", "FREE", "QUARANTINED", "NODES")
@@ -53,7 +60,11 @@ func WriteStatusText(w io.Writer, s *Status) error {
 				free = strconv.FormatInt(ptr.Deref(u.Free, 0), 10)
 				quar = strconv.FormatInt(ptr.Deref(u.Quarantined, 0), 10)
 			}
-			t.row(r.Name, r.CIDR, string(r.Phase), orDash(r.For), alloc, free, quar, orDash(r.Selector))
+			age := "-"
+			if r.InPhaseSeconds != nil {
+				age = ageOf(*r.InPhaseSeconds)
+			}
+			t.row(r.Name, r.CIDR, string(r.Phase), age, alloc, free, quar, orDash(r.Selector))
 			rangeDetails(t, r)
 		}
 		if err := writeTo(&b, t); err != nil {
@@ -82,8 +93,15 @@ func WriteStatusText(w io.Writer, s *Status) error {
 			return err
 		}
 	}
-	if len(s.Consumers) > 0 {
+	switch {
+	case !readable(s.Unreadable, ResourceConsumers) && len(s.Consumers) == 0:
+		b.WriteString("\nCONSUMERS: could not be read\n")
+	case !readable(s.Unreadable, ResourceConsumers):
+		b.WriteString("\nCONSUMERS (the operator's summary: the PodNetworkConsumers could not be read)\n")
+	case len(s.Consumers) > 0:
 		b.WriteString("\nCONSUMERS\n")
+	}
+	if len(s.Consumers) > 0 {
 		t := newTable("NAME", "REQUIRED", "IN SYNC", "READY", "MESSAGE")
 		for _, c := range s.Consumers {
 			msg := c.Message
@@ -104,7 +122,7 @@ func WriteStatusText(w io.Writer, s *Status) error {
 		b.WriteString("\nCONDITIONS\n")
 		t := newTable("TYPE", "STATUS", "REASON", "FOR", "MESSAGE")
 		for _, c := range s.Conditions {
-			t.row(c.Type, c.Status, orDash(c.Reason), c.For, orDash(c.Message))
+			t.row(c.Type, c.Status, orDash(c.Reason), ageOf(c.InStatusSeconds), orDash(c.Message))
 		}
 		if err := writeTo(&b, t); err != nil {
 			return err
@@ -154,7 +172,7 @@ func readySummary(conds []ConditionView) string {
 			if c.Reason != "" {
 				out += " (" + c.Reason + ")"
 			}
-			return out + " for " + c.For
+			return out + " for " + ageOf(c.InStatusSeconds)
 		}
 	}
 	return "not reconciled yet (no Ready condition): is the operator running?"
@@ -168,3 +186,13 @@ func yesNo(b bool) string {
 }
 
 func writeTo(b *strings.Builder, t *table) error { return t.write(b) }
+
+// readable reports whether resource is not among what could not be read.
+func readable(unreadable []Unreadable, resource string) bool {
+	for _, u := range unreadable {
+		if u.Resource == resource {
+			return false
+		}
+	}
+	return true
+}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -28,9 +29,10 @@ import (
 	"podnetwork.io/operator/internal/nodeipam"
 )
 
-// Status is what `kubectl podnetwork status` shows, and its -o json/yaml
-// form.
-type Status struct {
+// StatusReport is what `kubectl podnetwork status` shows; kind
+// StatusReport of cli.podnetwork.io/v1alpha1 in the machine output.
+type StatusReport struct {
+	metav1.TypeMeta `json:",inline"`
 	// PodNetwork is the name of the PodNetwork; empty when there is none.
 	PodNetwork string `json:"podNetwork,omitempty"`
 	// Generation and ObservedGeneration tell whether the operator has seen
@@ -53,10 +55,13 @@ type Status struct {
 	// AllocationConflicts are the overlapping podCIDRs NodeIPAM reports.
 	AllocationConflicts []string `json:"allocationConflicts,omitempty"`
 	// NodesWithoutPodCIDRs counts the nodes, not being deleted, that have no
-	// podCIDRs.
-	NodesWithoutPodCIDRs int `json:"nodesWithoutPodCIDRs"`
-	// Nodes counts every node.
-	Nodes int `json:"nodes"`
+	// podCIDRs; nil when the nodes could not be read.
+	NodesWithoutPodCIDRs *int `json:"nodesWithoutPodCIDRs,omitempty"`
+	// Nodes counts every node; nil when the nodes could not be read.
+	Nodes *int `json:"nodes,omitempty"`
+	// Unreadable is what the plugin was not allowed to read; the report
+	// leaves out what depends on it.
+	Unreadable []Unreadable `json:"unreadable,omitempty"`
 }
 
 // RangeView is one range in Status.
@@ -67,10 +72,10 @@ type RangeView struct {
 	// Phase is the phase the operator reports; "NotTracked" for a declared
 	// range the operator has not picked up yet.
 	Phase v1alpha1.RangePhase `json:"phase"`
-	// Since is when the range entered its phase, and For how long ago that
-	// was, rounded for humans.
-	Since *time.Time `json:"phaseSince,omitempty"`
-	For   string     `json:"for,omitempty"`
+	// Since is when the range entered its phase, and InPhaseSeconds how
+	// long ago that was.
+	Since          *time.Time `json:"phaseSince,omitempty"`
+	InPhaseSeconds *int64     `json:"inPhaseSeconds,omitempty"`
 	// Selector is the nodeSelector of the declared range in words.
 	Selector string `json:"selector,omitempty"`
 	// Pool is the autoscaling pool that added the range; empty for a range
@@ -127,16 +132,22 @@ type ConditionView struct {
 	Reason  string    `json:"reason,omitempty"`
 	Message string    `json:"message,omitempty"`
 	Since   time.Time `json:"lastTransitionTime"`
-	For     string    `json:"for,omitempty"`
+	// InStatusSeconds is how long ago Since was.
+	InStatusSeconds int64 `json:"inStatusSeconds"`
 }
 
-// BuildStatus reads c into a Status at now.
-func BuildStatus(c *Cluster, now time.Time) Status {
-	s := Status{Ranges: []RangeView{}, Groups: []GroupView{}, Consumers: []ConsumerView{}, Conditions: []ConditionView{}, Nodes: len(c.Nodes)}
-	for i := range c.Nodes {
-		if len(c.Nodes[i].Spec.PodCIDRs) == 0 && c.Nodes[i].DeletionTimestamp.IsZero() {
-			s.NodesWithoutPodCIDRs++
+// BuildStatus reads c into a StatusReport at now.
+func BuildStatus(c *Cluster, now time.Time) StatusReport {
+	s := StatusReport{TypeMeta: typeMeta(KindStatusReport), Ranges: []RangeView{}, Groups: []GroupView{}, Consumers: []ConsumerView{}, Conditions: []ConditionView{},
+		Unreadable: c.unreadable()}
+	if c.Readable(ResourceNodes) {
+		without := 0
+		for i := range c.Nodes {
+			if len(c.Nodes[i].Spec.PodCIDRs) == 0 && c.Nodes[i].DeletionTimestamp.IsZero() {
+				without++
+			}
 		}
+		s.Nodes, s.NodesWithoutPodCIDRs = ptr.To(len(c.Nodes)), ptr.To(without)
 	}
 	for i := range c.Consumers {
 		s.Consumers = append(s.Consumers, consumerView(c, &c.Consumers[i]))
@@ -144,6 +155,13 @@ func BuildStatus(c *Cluster, now time.Time) Status {
 	pn := c.PodNetwork
 	if pn == nil {
 		return s
+	}
+	if !c.Readable(ResourceConsumers) {
+		// The operator's summary of each consumer is all there is to show;
+		// their own Ready condition could not be read.
+		for _, sum := range pn.Status.Consumers {
+			s.Consumers = append(s.Consumers, ConsumerView{Name: sum.Name, Required: sum.Required, InSync: sum.InSync, Message: sum.Message, Ready: "Unknown"})
+		}
 	}
 	s.PodNetwork = pn.Name
 	s.Generation = pn.Generation
@@ -162,7 +180,7 @@ func BuildStatus(c *Cluster, now time.Time) Status {
 		}
 		if rs.PhaseSince != nil {
 			v.Since = ptr.To(rs.PhaseSince.UTC())
-			v.For = Age(now.Sub(rs.PhaseSince.Time))
+			v.InPhaseSeconds = ptr.To(seconds(now.Sub(rs.PhaseSince.Time)))
 		}
 		if rs.InvalidReason != "" {
 			v.Invalid = string(rs.InvalidReason) + ": " + rs.InvalidMessage
@@ -184,7 +202,7 @@ func BuildStatus(c *Cluster, now time.Time) Status {
 	for _, cond := range pn.Status.Conditions {
 		s.Conditions = append(s.Conditions, ConditionView{
 			Type: cond.Type, Status: string(cond.Status), Reason: cond.Reason, Message: cond.Message,
-			Since: cond.LastTransitionTime.UTC(), For: Age(now.Sub(cond.LastTransitionTime.Time)),
+			Since: cond.LastTransitionTime.UTC(), InStatusSeconds: seconds(now.Sub(cond.LastTransitionTime.Time)),
 		})
 	}
 	s.ForeignNodeCount, s.ForeignNodes = pn.Status.ForeignNodeCount, pn.Status.ForeignNodes

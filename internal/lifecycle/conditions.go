@@ -29,7 +29,7 @@ import (
 
 // ownConditions are the condition types the lifecycle writes.
 var ownConditions = []string{v1alpha1.ReadyCondition, v1alpha1.ProgressingCondition, v1alpha1.DegradedCondition,
-	v1alpha1.ReconcilingCondition, v1alpha1.StalledCondition}
+	v1alpha1.ReconcilingCondition, v1alpha1.StalledCondition, v1alpha1.DrainAssistCompletePodNetworkCondition}
 
 // conditions returns the previous conditions with the lifecycle's own set to
 // what their functions below compute from f. A condition keeps its
@@ -67,7 +67,24 @@ func (c *computer) conditions(f *findings, s *v1alpha1.PodNetworkSummary) []meta
 	set(v1alpha1.ReconcilingCondition, c.reconciling(f))
 	set(v1alpha1.StalledCondition, stalled(f))
 	set(v1alpha1.DegradedCondition, degraded(f))
+	set(v1alpha1.DrainAssistCompletePodNetworkCondition, drainAssistComplete(c.in.Status.DrainAssist))
 	return conds
+}
+
+// drainAssistComplete mirrors drain assist's Complete condition
+// (status.drainAssist, which drain assist alone writes) into
+// status.conditions, which the lifecycle alone writes, so that kubectl wait
+// --for=condition=DrainAssistComplete sees it; absent while drain assist
+// reports nothing (mode Off).
+func drainAssistComplete(da *v1alpha1.DrainAssistStatus) *metav1.Condition {
+	if da == nil {
+		return nil
+	}
+	src := meta.FindStatusCondition(da.Conditions, v1alpha1.DrainAssistCompleteCondition)
+	if src == nil {
+		return nil
+	}
+	return condition(src.Status, src.Reason, src.Message)
 }
 
 func condition(status metav1.ConditionStatus, reason, message string) *metav1.Condition {

@@ -821,6 +821,41 @@ func TestConditionsKeepTransitionTimesAndOtherTypes(t *testing.T) {
 	g.Expect(out.Conditions).To(HaveLen(4))
 }
 
+// TestDrainAssistCompleteMirrorsDrainAssist checks that the lifecycle, the
+// only writer of status.conditions, mirrors drain assist's Complete
+// condition (status.drainAssist, which drain assist alone writes) as
+// DrainAssistComplete, and drops it when drain assist reports nothing.
+func TestDrainAssistCompleteMirrorsDrainAssist(t *testing.T) {
+	g := NewWithT(t)
+	w := newWorld(specRng("a", "10.244.0.0/16"))
+	out := w.step()
+	g.Expect(cond(out, v1alpha1.DrainAssistCompletePodNetworkCondition).Type).To(BeEmpty(), "absent while drain assist is off")
+
+	w.in.Status.DrainAssist = &v1alpha1.DrainAssistStatus{Conditions: []metav1.Condition{{
+		Type: v1alpha1.DrainAssistCompleteCondition, Status: metav1.ConditionFalse, Reason: v1alpha1.NodesBlockedReason,
+		Message: "1 node will not move on without help", LastTransitionTime: metav1.NewTime(t0),
+	}}}
+	w.in.Generation = 4
+	w.in.Now = t0.Add(time.Minute)
+	out = w.step()
+	c := cond(out, v1alpha1.DrainAssistCompletePodNetworkCondition)
+	g.Expect(c).To(beCondition(v1alpha1.DrainAssistCompletePodNetworkCondition, metav1.ConditionFalse, v1alpha1.NodesBlockedReason))
+	g.Expect(c.Message).To(Equal("1 node will not move on without help"))
+	g.Expect(c.ObservedGeneration).To(Equal(int64(4)))
+
+	w.in.Status.DrainAssist.Conditions[0].Status = metav1.ConditionTrue
+	w.in.Status.DrainAssist.Conditions[0].Reason = v1alpha1.NoNodesToReplaceReason
+	w.in.Now = t0.Add(2 * time.Minute)
+	out = w.step()
+	c = cond(out, v1alpha1.DrainAssistCompletePodNetworkCondition)
+	g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+	g.Expect(c.LastTransitionTime.Time).To(Equal(t0.Add(2 * time.Minute)))
+
+	w.in.Status.DrainAssist = nil
+	out = w.step()
+	g.Expect(cond(out, v1alpha1.DrainAssistCompletePodNetworkCondition).Type).To(BeEmpty())
+}
+
 func TestUsage(t *testing.T) {
 	g := NewWithT(t)
 	const cidr = "10.244.0.0/16"

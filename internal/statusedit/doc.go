@@ -20,7 +20,7 @@ limitations under the License.
 //
 // The apiserver records in an object's managedFields which field manager
 // set each field. The operator writes the PodNetwork status only by
-// server-side apply, under the two field managers of this package, and an
+// server-side apply, under the field managers of this package, and an
 // update by any other client takes over the fields it changed. So a status
 // field that another manager owns, and none of the operator's, was set
 // by someone else (kubectl edit --subresource=status, a script, a GitOps
@@ -44,10 +44,12 @@ const (
 	NodeIPAMManager = "podnetwork-operator/node-ipam"
 	// AutoscalerManager is the autoscaler's: autoscaling.
 	AutoscalerManager = "podnetwork-operator/autoscaler"
+	// DrainAssistManager is drain assist's: drainAssist.
+	DrainAssistManager = "podnetwork-operator/drain-assist"
 )
 
 // IsOperator reports whether manager is one of the operator's status field
 // managers.
 func IsOperator(manager string) bool {
-	return manager == LifecycleManager || manager == NodeIPAMManager || manager == AutoscalerManager
+	return manager == LifecycleManager || manager == NodeIPAMManager || manager == AutoscalerManager || manager == DrainAssistManager
 }

@@ -54,6 +54,10 @@ func TestFind(t *testing.T) {
 			entries: []metav1.ManagedFieldsEntry{spec, entry(LifecycleManager, apply, lifecycleA), entry(NodeIPAMManager, apply, nodeIPAMA)},
 		},
 		{
+			name:    "drain assist's report is the operator's",
+			entries: []metav1.ManagedFieldsEntry{spec, entry(LifecycleManager, apply, lifecycleA), entry(DrainAssistManager, apply, `{"f:status":{"f:drainAssist":{}}}`)},
+		},
+		{
 			name:    "the autoscaler's report is the operator's",
 			entries: []metav1.ManagedFieldsEntry{spec, entry(LifecycleManager, apply, lifecycleA), entry(AutoscalerManager, apply, `{"f:status":{"f:autoscaling":{}}}`)},
 		},
@@ -173,6 +177,18 @@ func TestTakeover(t *testing.T) {
 			want: map[string]string{
 				LifecycleManager + "/Apply/status":  `{"f:status":{"f:conditions":{},"f:foreignNodes":{},"f:ranges":{"k:{\"name\":\"a\"}":{".":{},"f:cidr":{},"f:name":{},"f:nodeMaskSize":{},"f:phase":{},"f:phaseSince":{}}}}}`,
 				AutoscalerManager + "/Apply/status": `{"f:status":{"f:autoscaling":{".":{},"f:pools":{}}}}`,
+			},
+		},
+		{
+			name: "drain assist's report goes to drain assist",
+			entries: []metav1.ManagedFieldsEntry{
+				entry(LifecycleManager, apply, lifecycleA),
+				entry(DrainAssistManager, apply, `{"f:status":{"f:drainAssist":{".":{},"f:total":{}}}}`),
+				entry("kubectl-edit", update, `{"f:status":{"f:drainAssist":{"f:message":{}},"f:foreignNodes":{}}}`),
+			},
+			want: map[string]string{
+				LifecycleManager + "/Apply/status":   `{"f:status":{"f:conditions":{},"f:foreignNodes":{},"f:ranges":{"k:{\"name\":\"a\"}":{".":{},"f:cidr":{},"f:name":{},"f:nodeMaskSize":{},"f:phase":{},"f:phaseSince":{}}}}}`,
+				DrainAssistManager + "/Apply/status": `{"f:status":{"f:drainAssist":{".":{},"f:message":{},"f:total":{}}}}`,
 			},
 		},
 		{

@@ -32,9 +32,9 @@ const fieldsV1 = "FieldsV1"
 // Takeover returns entries with every status field of other field managers
 // handed to the operator's, and those managers' status entries removed.
 // Each field goes to the writer that owns it (v1alpha1.FieldOwner):
-// NodeIPAM's and the autoscaler's fields to that writer's manager when it
-// has an entry (it runs, so its next report overwrites them), every other
-// to the lifecycle's, whose
+// NodeIPAM's, the autoscaler's and drain assist's fields to that writer's
+// manager when it has an entry (it runs, so its next report overwrites
+// them), every other to the lifecycle's, whose
 // entry is created if needed. Every field of the range entries named in
 // purged goes to the lifecycle, NodeIPAM's included, so that the
 // lifecycle's next apply, which leaves those entries out, removes them
@@ -46,8 +46,8 @@ func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []str
 	// The apiserver keeps one entry per manager and operation; should there
 	// be more (a client-written managedFields), their fields are united so
 	// none loses its owner.
-	lifecycle, nodeIPAM, autoscaler := -1, -1, -1
-	toLifecycle, toNodeIPAM, toAutoscaler := fieldpath.NewSet(), fieldpath.NewSet(), fieldpath.NewSet()
+	lifecycle, nodeIPAM, autoscaler, drainAssist := -1, -1, -1, -1
+	toLifecycle, toNodeIPAM, toAutoscaler, toDrainAssist := fieldpath.NewSet(), fieldpath.NewSet(), fieldpath.NewSet(), fieldpath.NewSet()
 	for i, e := range entries {
 		if !isOperatorEntry(e) {
 			continue
@@ -60,6 +60,8 @@ func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []str
 			nodeIPAM, into = i, &toNodeIPAM
 		case AutoscalerManager:
 			autoscaler, into = i, &toAutoscaler
+		case DrainAssistManager:
+			drainAssist, into = i, &toDrainAssist
 		default:
 			continue
 		}
@@ -101,6 +103,8 @@ func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []str
 				toNodeIPAM.Insert(p)
 			case ok && autoscaler >= 0 && !f.inRange && v1alpha1.FieldOwner(f.field, f.inRange) == v1alpha1.StatusOwnerAutoscaler:
 				toAutoscaler.Insert(p)
+			case ok && drainAssist >= 0 && !f.inRange && v1alpha1.FieldOwner(f.field, f.inRange) == v1alpha1.StatusOwnerDrainAssist:
+				toDrainAssist.Insert(p)
 			default:
 				toLifecycle.Insert(p)
 			}
@@ -125,6 +129,10 @@ func Takeover(entries []metav1.ManagedFieldsEntry, now metav1.Time, purged []str
 			}
 		case isOperatorEntry(e) && e.Manager == AutoscalerManager:
 			if err := setFields(&e, toAutoscaler, now); err != nil {
+				return nil, false, err
+			}
+		case isOperatorEntry(e) && e.Manager == DrainAssistManager:
+			if err := setFields(&e, toDrainAssist, now); err != nil {
 				return nil, false, err
 			}
 		}

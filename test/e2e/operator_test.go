@@ -45,6 +45,7 @@ func startOperatorProcess(name, kubeconfig string) *operatorProcess {
 		"--metrics-bind-address="+metrics,
 		"--health-probe-bind-address="+freeAddr(),
 		"--zap-log-level=debug",
+		"--enable-audit", "--audit-interval=10s",
 	)
 	Expect(err).NotTo(HaveOccurred())
 	return &operatorProcess{name: name, proc: p, metricsAddr: metrics}

@@ -71,7 +71,11 @@ var _ = BeforeSuite(func() {
 	By("installing the chart")
 	helm(env.HelmInstallArgs(filepath.Join(root, "charts", "podnetwork-operator"), pluginNamespace,
 		"--set", "metrics.readers[0].name="+metricsReaderSA, // metrics_test.go
-		"--set", "metrics.readers[0].namespace="+metricsNamespace)...)
+		"--set", "metrics.readers[0].namespace="+metricsNamespace,
+		// The audit as the chart's ServiceAccount, with the RBAC only
+		// audit.enabled grants: its findings are among the dashboard's
+		// metrics.
+		"--set", "audit.enabled=true")...)
 
 	By("starting two operator processes as the chart's ServiceAccount, from " + managerBinary())
 	kubeconfig, err := controlPlane.Cluster.WriteKubeconfig("operator", controlPlane.Cluster.ImpersonateServiceAccount(releaseNamespace, releaseName))

@@ -81,6 +81,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - --node-ipam-record-namespace={{ .Release.Namespace }}
 - --enable-autoscaler={{ .Values.autoscaler.enabled }}
 - --autoscaler-status-interval={{ .Values.autoscaler.statusInterval }}
+- --enable-audit={{ .Values.audit.enabled }}
+- --audit-interval={{ .Values.audit.interval }}
+- --audit-pod-ips={{ .Values.audit.podIPs }}
 - --enable-kube-proxy-adapter={{ .Values.adapters.kubeProxy.enabled }}
 - --kube-proxy-configmap={{ .Values.adapters.kubeProxy.configMap }}
 - --kube-proxy-configmap-key={{ .Values.adapters.kubeProxy.configMapKey }}

@@ -15,9 +15,10 @@ limitations under the License.
 */
 
 // Package app is the command line of the kubectl plugin
-// (cmd/kubectl-podnetwork): flags, kubeconfig loading, reading the cluster,
-// the server-side dry-run and --watch. What it shows is computed by package
-// cli.
+// (cmd/kubectl-podnetwork): cobra commands with kubectl's global flags
+// (cli-runtime's ConfigFlags), cli-runtime's printers for -o, reading the
+// cluster, the server-side dry-run, --watch and the exit codes. What it
+// shows is computed by package cli.
 package app
 
 import (
@@ -27,400 +28,298 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
-	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/adapters/registry"
 	"podnetwork.io/operator/internal/cli"
-	"podnetwork.io/operator/internal/lifecycle"
-	"podnetwork.io/operator/internal/nodeipam"
 	"podnetwork.io/operator/internal/scheme"
 )
 
-// Exit codes.
+// Exit codes, the plugin's contract with scripts (docs/kubectl-plugin.md).
 const (
-	// ExitOK: done, and check found no error.
+	// ExitOK: done; check found no error, plan predicts the change
+	// completes.
 	ExitOK = 0
-	// ExitProblems: check found errors.
+	// ExitProblems: findings. check found errors; plan's outcome is Stuck
+	// or Rejected.
 	ExitProblems = 1
-	// ExitUsage: the command line is wrong.
+	// ExitUsage: the command line is wrong: an unknown command or flag, a
+	// bad flag value, an unreadable or malformed -f file.
 	ExitUsage = 2
-	// ExitFailed: the command could not do its work (no cluster, no
-	// permission, a bad file).
+	// ExitFailed: the API server could not be used: no kubeconfig, no
+	// connection, credentials refused, a permission missing (then what
+	// could be read is printed, and what could not is named on standard
+	// error), or another API error.
 	ExitFailed = 3
 )
 
-const usage = `kubectl podnetwork: the pod network of podnetwork-operator at a glance.
+// DefaultRequestTimeout is --request-timeout unless given: unlike kubectl
+// (no timeout), the plugin gives up on a request after 30s.
+const DefaultRequestTimeout = "30s"
 
-Usage:
-  kubectl podnetwork status [-o text|json|yaml] [--watch]
-  kubectl podnetwork check  [-o text|json|yaml] [--stall-after 10m]
-  kubectl podnetwork plan   (-f new-podnetwork.yaml | --add NAME=CIDR[,nodeMaskSize=N] ... | --remove NAME ...) [-o text|json|yaml]
+const long = `kubectl podnetwork: the pod network of podnetwork-operator at a glance.
 
-status  ranges (phase, for how long, awaiting, rejections, usage), the headroom
-        per nodeSelector, the consumers and the conditions.
-check   an audit that needs no operator running: overlapping podCIDRs, podCIDRs
-        outside every range, nodes without podCIDRs and why, acknowledgements
-        behind the current phases, kube-proxy's and flannel's ConfigMaps against
-        the ranges. Exits 1 when it finds an error.
-plan    what a change of the ranges would do, predicted with the operator's own
-        code after a server-side dry-run; nothing is written.
+  status    ranges (phase, for how long, awaiting, rejections, usage), the
+            headroom per nodeSelector, the consumers and the conditions.
+  check     an audit that needs no operator running: overlapping podCIDRs,
+            podCIDRs outside every range, nodes without podCIDRs and why,
+            acknowledgements behind the current phases, the adapters'
+            ConfigMaps against the ranges. Exits 1 when it finds an error.
+  plan      what a change of the ranges would do, predicted with the
+            operator's own code after a server-side dry-run; nothing is
+            written. Exits 1 when the change would be refused or get stuck.
+  version   the plugin's version.
 
-Flags of every command (kubectl's KUBECONFIG is honoured):
-`
+Every command takes kubectl's global flags (--kubeconfig, --context, --as,
+...), before or after its name, and -o json|yaml|jsonpath=...|go-template=...
+for scripts. Exit codes: 0 fine, 1 findings, 2 usage error, 3 API or
+permission error.`
 
-// Options are what a test injects instead of the kubeconfig.
+// Options are what a test injects instead of the process's environment.
 type Options struct {
 	// Config, when set, is used instead of loading a kubeconfig.
 	Config *rest.Config
 	// Now returns the time; nil is time.Now.
 	Now func() time.Time
+	// Stdin is what `plan -f -` reads; nil is os.Stdin.
+	Stdin io.Reader
+	// BuildInfo is what `version` reports; nil is debug.ReadBuildInfo.
+	BuildInfo func() (*debug.BuildInfo, bool)
 }
 
-// globals are the flags of every command.
-type globals struct {
-	kubeconfig, context string
-	timeout             time.Duration
-	output              string
-	adapters            adapterFlags
+// plugin is one run of the plugin: its flags, streams and what the
+// commands share.
+type plugin struct {
+	opts           Options
+	stdout, stderr io.Writer
+	config         *genericclioptions.ConfigFlags
+	adapters       adapterFlags
+	// warningsAsErrors is --warnings-as-errors; warnings the API server's
+	// warnings seen.
+	warningsAsErrors bool
+	warnings         *warningPrinter
 }
 
 // Run runs the plugin with args (without the program name) and returns the
 // exit code.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
-		newFlagSet("", &globals{}, stderr).PrintDefaults()
-		if len(args) == 0 {
-			return ExitUsage
-		}
-		return ExitOK
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
-	cmd, rest := args[0], args[1:]
-	g := &globals{}
-	fs := newFlagSet(cmd, g, stderr)
-	var run func(context.Context, *env) (int, error)
-	switch cmd {
-	case "status":
-		watch := fs.Bool("watch", false, "Print the status again whenever the PodNetwork or a consumer changes (and every --refresh).")
-		fs.BoolVar(watch, "w", false, "Short for --watch.")
-		refresh := fs.Duration("refresh", 30*time.Second, "With --watch, print the status again at least this often.")
-		run = func(ctx context.Context, e *env) (int, error) { return e.status(ctx, *watch, *refresh) }
-	case "check":
-		stall := fs.Duration("stall-after", lifecycle.DefaultStallAfter, "How long a required consumer may lag on a phase before that is an error (the operator's --stall-after).")
-		grace := fs.Duration("new-node-grace", time.Minute, "How long a node without podCIDRs counts as just joined (a warning).")
-		run = func(ctx context.Context, e *env) (int, error) { return e.check(ctx, *stall, *grace) }
-	case "plan":
-		file := fs.String("f", "", "A PodNetwork manifest with the new spec (\"-\" reads standard input).")
-		fs.StringVar(file, "filename", "", "Same as -f.")
-		var adds, removes stringList
-		fs.Var(&adds, "add", "Add a range NAME=CIDR, optionally NAME=CIDR,nodeMaskSize=N (repeatable).")
-		fs.Var(&removes, "remove", "Remove the range NAME (repeatable).")
-		run = func(ctx context.Context, e *env) (int, error) { return e.plan(ctx, *file, adds, removes) }
-	default:
-		fmt.Fprintf(stderr, "unknown command %q\n\n%s", cmd, usage)
-		return ExitUsage
+	if opts.Stdin == nil {
+		opts.Stdin = os.Stdin
 	}
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	if opts.BuildInfo == nil {
+		opts.BuildInfo = debug.ReadBuildInfo
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
-		return ExitUsage
-	}
-	e, err := newEnv(g, stdout, opts)
-	if err == nil {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var code int
-		if code, err = run(ctx, e); err == nil {
-			return code
-		}
-	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return ExitUsage
-	}
-	fmt.Fprintf(stderr, "error: %v\n", err)
-	return ExitFailed
+	p := &plugin{opts: opts, stdout: stdout, stderr: stderr, warnings: &warningPrinter{w: stderr}}
+	root := p.command()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetIn(opts.Stdin)
+	cmd, err := root.ExecuteContextC(ctx)
+	return p.exit(cmd, err)
 }
 
-// usageError is a mistake on the command line found after parsing.
-type usageError struct{ error }
+// command is the command tree.
+func (p *plugin) command() *cobra.Command {
+	root := &cobra.Command{
+		Use:         "kubectl-podnetwork",
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl podnetwork"},
+		Short:       "The pod network of podnetwork-operator at a glance",
+		Long:        long,
+		// The plugin prints its own errors, with a hint instead of the
+		// usage (exit).
+		SilenceErrors:              true,
+		SilenceUsage:               true,
+		CompletionOptions:          cobra.CompletionOptions{DisableDefaultCmd: true},
+		SuggestionsMinimumDistance: 2,
+		// The root takes any argument, so an unknown command reaches RunE
+		// and is a usage error like any other.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				cmd.SetOut(p.stderr)
+				_ = cmd.Help()
+				return exitStatus(ExitUsage)
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
+			}
+			return usageError{errors.New(msg)}
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 
-func newFlagSet(name string, g *globals, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("kubectl podnetwork "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&g.kubeconfig, "kubeconfig", "", "Path to the kubeconfig file (default: KUBECONFIG, then ~/.kube/config).")
-	fs.StringVar(&g.context, "context", "", "The kubeconfig context to use.")
-	fs.DurationVar(&g.timeout, "request-timeout", 30*time.Second, "How long one request to the API server may take.")
-	fs.StringVar(&g.output, "o", cli.FormatText, "Output format: text, json or yaml.")
-	fs.StringVar(&g.output, "output", cli.FormatText, "Same as -o.")
-	g.adapters = defaultAdapterFlags(registry.All())
-	g.adapters.bind(fs)
-	return fs
+	p.config = genericclioptions.NewConfigFlags(false)
+	p.config.Timeout = ptr.To(DefaultRequestTimeout)
+	p.config.CacheDir = ptr.To("")
+	flags := root.PersistentFlags()
+	p.config.AddFlags(flags)
+	flags.Lookup("cache-dir").Usage = "Accepted as kubectl does; the plugin keeps no discovery cache."
+	flags.Lookup("namespace").Usage = "Accepted as kubectl does; it changes nothing: the plugin reads cluster-scoped objects, and the adapters' objects are named namespace/name by their flags."
+	// kubectl's flags for klog: -v 6 shows every request.
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	// klog's settings are the process's: each run starts from klog's
+	// defaults, as a new process would.
+	for name, def := range map[string]string{"v": "0", "vmodule": ""} {
+		f := pflag.PFlagFromGoFlag(klogFlags.Lookup(name))
+		_ = f.Value.Set(def)
+		f.DefValue = def
+		if name == "v" {
+			f.Shorthand = "v"
+		}
+		flags.AddFlag(f)
+	}
+	flags.BoolVar(&p.warningsAsErrors, "warnings-as-errors", false, "Treat warnings received from the server as errors and exit with code 3.")
+
+	p.adapters = defaultAdapterFlags(registry.All())
+	root.AddCommand(p.statusCommand(), p.checkCommand(), p.planCommand(), p.versionCommand())
+	return root
+}
+
+// noArgs refuses arguments after a command.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(args, " "))}
+	}
+	return nil
+}
+
+// exit prints what ended the command, when anything should be said, and
+// returns the exit code.
+func (p *plugin) exit(cmd *cobra.Command, err error) int {
+	var (
+		status  exitStatus
+		usage   usageError
+		partial *partialError
+	)
+	switch {
+	case err == nil || errors.As(err, &status):
+		code := ExitOK
+		if err != nil {
+			code = int(status)
+		}
+		if n := p.warnings.count(); p.warningsAsErrors && n > 0 {
+			fmt.Fprintf(p.stderr, "error: the API server sent %s (--warnings-as-errors)\n", plural(n, "warning"))
+			return ExitFailed
+		}
+		return code
+	case errors.As(err, &usage):
+		path := "kubectl podnetwork"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(p.stderr, "error: %v\nSee '%s --help' for usage.\n", usage.error, path)
+		return ExitUsage
+	case errors.As(err, &partial):
+		fmt.Fprintf(p.stderr, "error: the output above leaves out what the plugin was not allowed to read:\n")
+		for _, u := range partial.unreadable {
+			fmt.Fprintf(p.stderr, "  %s: %s\n", u, u.Message)
+		}
+		fmt.Fprintln(p.stderr, permissionsHint)
+		return ExitFailed
+	default:
+		fmt.Fprintf(p.stderr, "error: %v\n", err)
+		if hint := apiHint(err); hint != "" {
+			fmt.Fprintln(p.stderr, hint)
+		}
+		return ExitFailed
+	}
 }
 
 // env is a command's connection to the cluster and its output.
 type env struct {
-	g       *globals
+	p       *plugin
 	targets []AdapterTarget
-	out     io.Writer
 	client  client.WithWatch
 	now     func() time.Time
 }
 
-func newEnv(g *globals, out io.Writer, opts Options) (*env, error) {
-	if g.output != cli.FormatText && g.output != cli.FormatJSON && g.output != cli.FormatYAML {
-		return nil, usageError{fmt.Errorf("unknown output format %q: use text, json or yaml", g.output)}
-	}
-	targets, err := g.adapters.targets()
+// connect loads the kubeconfig with kubectl's global flags and creates the
+// client.
+func (p *plugin) connect() (*env, error) {
+	targets, err := p.adapters.targets()
 	if err != nil {
 		return nil, usageError{err}
 	}
-	cfg := opts.Config
+	timeout, err := clientcmd.ParseTimeout(*p.config.Timeout)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--request-timeout %q: %w", *p.config.Timeout, err)}
+	}
+	cfg := p.opts.Config
 	if cfg == nil {
-		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		rules.ExplicitPath = g.kubeconfig
-		overrides := &clientcmd.ConfigOverrides{CurrentContext: g.context}
-		if cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig(); err != nil {
+		if cfg, err = p.config.ToRESTConfig(); err != nil {
 			return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 		}
 	}
 	cfg = rest.CopyConfig(cfg)
-	cfg.Timeout = g.timeout
-	cfg.UserAgent = "kubectl-podnetwork"
+	cfg.Timeout = timeout
+	cfg.UserAgent = "kubectl-podnetwork/" + cli.VersionFrom(readBuildInfo(p.opts.BuildInfo)).Version
+	cfg.WarningHandler, cfg.WarningHandlerWithContext = nil, p.warnings
 	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme.Scheme()})
 	if err != nil {
 		return nil, fmt.Errorf("creating the client: %w", err)
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	return &env{g: g, targets: targets, out: out, client: c, now: now}, nil
+	return &env{p: p, targets: targets, client: c, now: p.opts.Now}, nil
 }
 
-func (e *env) read(ctx context.Context) (*cli.Cluster, error) {
-	return Read(ctx, e.client, nodeipam.ConsumerName, e.targets)
+func readBuildInfo(read func() (*debug.BuildInfo, bool)) *debug.BuildInfo {
+	if info, ok := read(); ok {
+		return info
+	}
+	return nil
 }
 
-func (e *env) status(ctx context.Context, watch bool, refresh time.Duration) (int, error) {
-	show := func() error {
-		c, err := e.read(ctx)
-		if err != nil {
-			return err
-		}
-		s := cli.BuildStatus(c, e.now())
-		return cli.Write(e.out, e.g.output, s, func(w io.Writer) error { return cli.WriteStatusText(w, &s) })
-	}
-	if !watch {
-		return ExitOK, show()
-	}
-	return ExitOK, e.watchStatus(ctx, refresh, show)
+// warningPrinter prints the API server's warnings on standard error as
+// kubectl does, each once, and counts them for --warnings-as-errors.
+type warningPrinter struct {
+	w    io.Writer
+	mu   sync.Mutex
+	seen map[string]bool
 }
 
-func (e *env) check(ctx context.Context, stallAfter, grace time.Duration) (int, error) {
-	c, err := e.read(ctx)
-	if err != nil {
-		return ExitFailed, err
+// HandleWarningHeaderWithContext implements rest.WarningHandlerWithContext.
+func (h *warningPrinter) HandleWarningHeaderWithContext(_ context.Context, code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
 	}
-	r := cli.Check(c, cli.CheckOptions{Now: e.now(), StallAfter: stallAfter, NewNodeGrace: grace})
-	if err := cli.Write(e.out, e.g.output, r, func(w io.Writer) error { return cli.WriteCheckText(w, &r) }); err != nil {
-		return ExitFailed, err
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.seen[text] {
+		return
 	}
-	if r.Errors > 0 {
-		return ExitProblems, nil
+	if h.seen == nil {
+		h.seen = map[string]bool{}
 	}
-	return ExitOK, nil
+	h.seen[text] = true
+	fmt.Fprintf(h.w, "Warning: %s\n", text)
 }
 
-func (e *env) plan(ctx context.Context, file string, adds, removes []string) (int, error) {
-	if (file != "") == (len(adds)+len(removes) > 0) {
-		return ExitUsage, usageError{errors.New("plan needs either -f FILE or --add/--remove")}
-	}
-	c, err := e.read(ctx)
-	if err != nil {
-		return ExitFailed, err
-	}
-	spec, err := proposedSpec(c, file, adds, removes)
-	if err != nil {
-		return ExitUsage, usageError{err}
-	}
-	refused, err := DryRun(ctx, e.client, c.PodNetwork, spec)
-	if err != nil {
-		return ExitFailed, err
-	}
-	var p cli.PlanResult
-	if len(refused) > 0 {
-		p = cli.PlanResult{Refused: refused, Changes: []string{}, Ranges: []cli.RangePlan{}, Consumers: []cli.ConsumerPlan{}, Adapters: []cli.AdapterPlan{}}
-	} else {
-		p = cli.Plan(c, spec.Ranges, e.now())
-	}
-	if err := cli.Write(e.out, e.g.output, p, func(w io.Writer) error { return cli.WritePlanText(w, &p) }); err != nil {
-		return ExitFailed, err
-	}
-	if len(refused) > 0 {
-		return ExitProblems, nil
-	}
-	return ExitOK, nil
+func (h *warningPrinter) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.seen)
 }
 
-// proposedSpec is the spec plan judges: the file's, or the current one
-// with ranges added and removed.
-func proposedSpec(c *cli.Cluster, file string, adds, removes []string) (v1alpha1.PodNetworkSpec, error) {
-	if file != "" {
-		var b []byte
-		var err error
-		if file == "-" {
-			b, err = io.ReadAll(os.Stdin)
-		} else {
-			b, err = os.ReadFile(file)
-		}
-		if err != nil {
-			return v1alpha1.PodNetworkSpec{}, fmt.Errorf("reading %s: %w", file, err)
-		}
-		var pn v1alpha1.PodNetwork
-		if err := yaml.UnmarshalStrict(b, &pn); err != nil {
-			return v1alpha1.PodNetworkSpec{}, fmt.Errorf("%s is not a PodNetwork: %w", file, err)
-		}
-		if pn.Kind != "" && pn.Kind != "PodNetwork" {
-			return v1alpha1.PodNetworkSpec{}, fmt.Errorf("%s holds a %s, not a PodNetwork", file, pn.Kind)
-		}
-		return pn.Spec, nil
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	var spec v1alpha1.PodNetworkSpec
-	if c.PodNetwork != nil {
-		spec = *c.PodNetwork.Spec.DeepCopy()
-	}
-	for _, name := range removes {
-		i := indexOf(spec.Ranges, name)
-		if i < 0 {
-			return spec, fmt.Errorf("--remove %s: there is no range %q", name, name)
-		}
-		spec.Ranges = append(spec.Ranges[:i], spec.Ranges[i+1:]...)
-	}
-	for _, a := range adds {
-		r, err := parseAdd(a)
-		if err != nil {
-			return spec, err
-		}
-		if indexOf(spec.Ranges, r.Name) >= 0 {
-			return spec, fmt.Errorf("--add %s: there is a range %q already", a, r.Name)
-		}
-		spec.Ranges = append(spec.Ranges, r)
-	}
-	return spec, nil
-}
-
-func indexOf(rs []v1alpha1.PodCIDRRange, name string) int {
-	for i := range rs {
-		if rs[i].Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
-// parseAdd parses NAME=CIDR[,nodeMaskSize=N].
-func parseAdd(s string) (v1alpha1.PodCIDRRange, error) {
-	name, rest, ok := strings.Cut(s, "=")
-	if !ok || name == "" || rest == "" {
-		return v1alpha1.PodCIDRRange{}, fmt.Errorf("--add %s: want NAME=CIDR or NAME=CIDR,nodeMaskSize=N", s)
-	}
-	cidrText, opt, hasOpt := strings.Cut(rest, ",")
-	r := v1alpha1.PodCIDRRange{Name: name, CIDR: cidrText}
-	if hasOpt {
-		key, value, ok := strings.Cut(opt, "=")
-		n, err := strconv.ParseInt(value, 10, 32)
-		if !ok || key != "nodeMaskSize" || err != nil {
-			return r, fmt.Errorf("--add %s: want NAME=CIDR,nodeMaskSize=N", s)
-		}
-		r.NodeMaskSize = int32(n)
-	}
-	return r, nil
-}
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
-
-// adapterFlags say where the operator's adapters find their components,
-// one entry per descriptor of the registry; the defaults are the
-// operator's.
-type adapterFlags struct {
-	adapters         []adapterFlag
-	minIPv4, minIPv6 int
-}
-
-// adapterFlag is one adapter's --<name>-configmap, --<name>-configmap-key
-// and --<name>-daemonset.
-type adapterFlag struct {
-	desc                      adapters.Descriptor
-	configMap, key, daemonSet string
-}
-
-// DefaultTargets are where the operator's adapters find their components
-// by default.
-func DefaultTargets() []AdapterTarget {
-	f := defaultAdapterFlags(registry.All())
-	targets, err := f.targets()
-	if err != nil {
-		panic(err) // the operator's defaults are namespace/name
-	}
-	return targets
-}
-
-func defaultAdapterFlags(descs []adapters.Descriptor) adapterFlags {
-	f := adapterFlags{minIPv4: adapters.DefaultLimits.IPv4, minIPv6: adapters.DefaultLimits.IPv6}
-	for _, d := range descs {
-		f.adapters = append(f.adapters, adapterFlag{desc: d,
-			configMap: d.DefaultConfigMap.NamespacedName.String(), key: d.DefaultConfigMap.Key, daemonSet: d.DefaultDaemonSet.String()})
-	}
-	return f
-}
-
-func (a *adapterFlags) bind(fs *flag.FlagSet) {
-	for i := range a.adapters {
-		f := &a.adapters[i]
-		fs.StringVar(&f.configMap, f.desc.ConfigMapFlag(), f.configMap, f.desc.KubectlHelp.ConfigMap)
-		fs.StringVar(&f.key, f.desc.ConfigMapKeyFlag(), f.key, f.desc.KubectlHelp.ConfigMapKey)
-		fs.StringVar(&f.daemonSet, f.desc.DaemonSetFlag(), f.daemonSet, f.desc.KubectlHelp.DaemonSet)
-	}
-	fs.IntVar(&a.minIPv4, "adapter-min-covering-prefix-ipv4", a.minIPv4, "The operator's --adapter-min-covering-prefix-ipv4.")
-	fs.IntVar(&a.minIPv6, "adapter-min-covering-prefix-ipv6", a.minIPv6, "The operator's --adapter-min-covering-prefix-ipv6.")
-}
-
-func (a *adapterFlags) targets() ([]AdapterTarget, error) {
-	limits := adapters.DefaultLimits
-	limits.IPv4, limits.IPv6 = a.minIPv4, a.minIPv6
-	var errs []error
-	key := func(flagName, s string) client.ObjectKey {
-		ns, name, ok := strings.Cut(s, "/")
-		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			errs = append(errs, fmt.Errorf("--%s %q is not namespace/name", flagName, s))
-		}
-		return client.ObjectKey{Namespace: ns, Name: name}
-	}
-	out := make([]AdapterTarget, 0, len(a.adapters))
-	for _, f := range a.adapters {
-		out = append(out, AdapterTarget{Adapter: f.desc,
-			ConfigMap: key(f.desc.ConfigMapFlag(), f.configMap), ConfigMapKey: f.key,
-			DaemonSet: key(f.desc.DaemonSetFlag(), f.daemonSet), Limits: limits})
-	}
-	return out, errors.Join(errs...)
+	return fmt.Sprintf("%d %ss", n, noun)
 }

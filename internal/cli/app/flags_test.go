@@ -19,12 +19,12 @@ package app
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,14 +38,17 @@ import (
 	"podnetwork.io/operator/internal/scheme"
 )
 
-// TestHelpGolden pins the plugin's usage and flags; the adapters' flags
-// come from the registry's descriptors.
+// TestHelpGolden pins the plugin's help, on standard output, and its flags;
+// the adapters' flags come from the registry's descriptors.
 func TestHelpGolden(t *testing.T) {
 	var all bytes.Buffer
-	for _, args := range [][]string{{"--help"}, {"status", "--help"}, {"check", "--help"}, {"plan", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"status", "--help"}, {"check", "--help"}, {"plan", "--help"}, {"version", "--help"}} {
 		var stdout, stderr bytes.Buffer
 		code := Run(context.Background(), args, &stdout, &stderr, Options{})
-		fmt.Fprintf(&all, "$ kubectl podnetwork %v (exit %d)\n%s%s\n", args, code, stdout.String(), stderr.String())
+		fmt.Fprintf(&all, "$ kubectl podnetwork %s (exit %d)\n%s", strings.Join(args, " "), code, stdout.String())
+		if stderr.Len() > 0 {
+			t.Errorf("%q: help on standard error: %s", args, stderr.String())
+		}
 	}
 	golden(t, "help.golden", all.Bytes())
 }
@@ -66,7 +69,7 @@ func TestDefaultTargetsGolden(t *testing.T) {
 // PodNetworkConsumer exists.
 func TestAdaptersFromRegistry(t *testing.T) {
 	f := defaultAdapterFlags(append(registry.All(), adapterstest.FakeAdapter()))
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	f.bind(fs)
 	for _, name := range []string{"example-cni-configmap", "example-cni-configmap-key", "example-cni-daemonset"} {
 		if fs.Lookup(name) == nil {

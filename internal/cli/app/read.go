@@ -19,6 +19,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,12 @@ import (
 	"podnetwork.io/operator/internal/adapters/rollout"
 	"podnetwork.io/operator/internal/cli"
 )
+
+// PageSize is how many objects one list request asks for: nodes, pods and
+// the other lists come in pages (limit and continue), as kubectl reads
+// them, so a cluster of many thousands of nodes is read in bounded
+// responses.
+const PageSize = 500
 
 // AdapterTarget says where one of the operator's adapters finds the
 // component it manages (the operator's --<name>-configmap,
@@ -50,13 +57,34 @@ type AdapterTarget struct {
 // Read reads everything the plugin shows from the API server. An adapter
 // counts only when its PodNetworkConsumer exists, that is when the
 // operator runs it.
+//
+// What the user is not allowed to read (the API server's authorization
+// refuses it) is left out and named in Cluster.Unreadable, so the commands
+// show what they can; Read fails only when it could read nothing at all,
+// or on any other error.
 func Read(ctx context.Context, c client.Reader, nodeIPAM string, targets []AdapterTarget) (*cli.Cluster, error) {
 	out := &cli.Cluster{NodeIPAM: nodeIPAM}
+	// denied records a permission error and swallows it; other errors are
+	// returned.
+	var firstDenial error
+	denied := func(err error, resource string, key client.ObjectKey) error {
+		if !isAuthorizationDenial(err) {
+			return err
+		}
+		if firstDenial == nil {
+			firstDenial = err
+		}
+		out.Unreadable = append(out.Unreadable, cli.Unreadable{Resource: resource, Namespace: key.Namespace, Name: key.Name, Message: statusMessage(err)})
+		return nil
+	}
+	all := client.ObjectKey{}
+
 	pn := &v1alpha1.PodNetwork{}
 	switch err := c.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); {
 	case err == nil:
 		out.PodNetwork = pn
-	case !apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err):
+	case denied(err, cli.ResourcePodNetworks, all) != nil:
 		return nil, fmt.Errorf("reading PodNetwork %s: %w", v1alpha1.PodNetworkName, err)
 	}
 	set := &v1alpha1.AutoscaledRangeSet{}
@@ -65,29 +93,28 @@ func Read(ctx context.Context, c client.Reader, nodeIPAM string, targets []Adapt
 		out.AutoscaledRangeSet = set
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 		// No autoscaler ranges, or an operator too old to have any.
-	default:
+	case denied(err, cli.ResourceAutoscaledRangeSets, all) != nil:
 		return nil, fmt.Errorf("reading AutoscaledRangeSet %s: %w", v1alpha1.AutoscaledRangeSetName, err)
 	}
-	var consumers v1alpha1.PodNetworkConsumerList
-	if err := c.List(ctx, &consumers); err != nil {
+	var err error
+	if out.Consumers, err = listAll(ctx, consumersPage(c), PageSize); denied(err, cli.ResourceConsumers, all) != nil {
 		return nil, fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
-	out.Consumers = consumers.Items
-	var nodes corev1.NodeList
-	if err := c.List(ctx, &nodes); err != nil {
+	if out.Nodes, err = listAll(ctx, nodesPage(c), PageSize); denied(err, cli.ResourceNodes, all) != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
-	out.Nodes = nodes.Items
-	var serviceCIDRs networkingv1.ServiceCIDRList
-	if err := c.List(ctx, &serviceCIDRs); err != nil {
+	if out.ServiceCIDRs, err = listAll(ctx, serviceCIDRsPage(c), PageSize); denied(err, cli.ResourceServiceCIDRs, all) != nil {
 		return nil, fmt.Errorf("listing ServiceCIDRs: %w", err)
 	}
-	out.ServiceCIDRs = serviceCIDRs.Items
+	if len(out.Unreadable) == 5 {
+		// Nothing at all: no report to show.
+		return nil, fmt.Errorf("reading the PodNetwork, its consumers and the nodes: %w", firstDenial)
+	}
 	for _, t := range targets {
 		if !hasConsumer(out.Consumers, t.Adapter.Name) {
 			continue
 		}
-		a, err := readAdapter(ctx, c, t)
+		a, err := readAdapter(ctx, c, t, denied)
 		if err != nil {
 			return nil, err
 		}
@@ -105,35 +132,109 @@ func hasConsumer(cs []v1alpha1.PodNetworkConsumer, name string) bool {
 	return false
 }
 
-func readAdapter(ctx context.Context, c client.Reader, t AdapterTarget) (cli.Adapter, error) {
+func readAdapter(ctx context.Context, c client.Reader, t AdapterTarget, denied func(err error, resource string, key client.ObjectKey) error) (cli.Adapter, error) {
 	a := cli.Adapter{
 		Consumer:  t.Adapter.Name,
 		ConfigMap: fmt.Sprintf("%s[%s]", t.ConfigMap, t.ConfigMapKey),
 		Limits:    t.Limits, Plan: t.Adapter.Plan, Covered: t.Adapter.Covered,
 	}
+	// unreadable records what of the adapter could not be read.
+	unreadable := func(err error, resource string, key client.ObjectKey, what string) error {
+		if err := denied(err, resource, key); err != nil {
+			return err
+		}
+		if a.Unreadable == "" {
+			a.Unreadable = what
+		}
+		return nil
+	}
 	cm := &corev1.ConfigMap{}
 	switch err := c.Get(ctx, t.ConfigMap, cm); {
 	case err == nil:
 		a.Config, a.Found = cm.Data[t.ConfigMapKey]
-	case !apierrors.IsNotFound(err):
+	case apierrors.IsNotFound(err):
+	case unreadable(err, "configmaps", t.ConfigMap, "ConfigMap "+t.ConfigMap.String()) != nil:
 		return a, fmt.Errorf("reading ConfigMap %s: %w", t.ConfigMap, err)
 	}
 	ds := &appsv1.DaemonSet{}
 	switch err := c.Get(ctx, t.DaemonSet, ds); {
+	case err == nil:
 	case apierrors.IsNotFound(err):
 		return a, nil
-	case err != nil:
+	case unreadable(err, "daemonsets", t.DaemonSet, "DaemonSet "+t.DaemonSet.String()) != nil:
 		return a, fmt.Errorf("reading DaemonSet %s: %w", t.DaemonSet, err)
+	default:
+		return a, nil
 	}
 	a.DaemonSet = ds
 	selector, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 	if err != nil {
 		return a, fmt.Errorf("reading the selector of DaemonSet %s: %w", t.DaemonSet, err)
 	}
-	var pods corev1.PodList
-	if err := c.List(ctx, &pods, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	pods, err := listAll(ctx, podsPage(c), PageSize, client.InNamespace(ds.Namespace), client.MatchingLabelsSelector{Selector: selector})
+	if unreadable(err, "pods", client.ObjectKey{Namespace: ds.Namespace}, "the pods of DaemonSet "+t.DaemonSet.String()) != nil {
 		return a, fmt.Errorf("listing the pods of DaemonSet %s: %w", t.DaemonSet, err)
 	}
-	a.Pods = rollout.OwnedPods(ds, pods.Items)
+	a.Pods = rollout.OwnedPods(ds, pods)
 	return a, nil
+}
+
+// page lists one page with opts and returns its items and the continue
+// token of the next page ("" after the last).
+type page[T any] func(ctx context.Context, opts ...client.ListOption) ([]T, string, error)
+
+// listAll lists every object with pages of size, as kubectl and client-go's
+// pager do: when the snapshot the pages come from expires on the way (410
+// Gone), it lists everything again in one request rather than mix
+// snapshots. A page of a nil list is empty, never nil.
+func listAll[T any](ctx context.Context, list page[T], size int64, opts ...client.ListOption) ([]T, error) {
+	var out []T
+	next := ""
+	for {
+		items, cont, err := list(ctx, append(slices.Clone(opts), client.Limit(size), client.Continue(next))...)
+		switch {
+		case apierrors.IsResourceExpired(err) && next != "":
+			items, _, err = list(ctx, opts...)
+			return items, err
+		case err != nil:
+			return nil, err
+		}
+		out = append(out, items...)
+		if cont == "" {
+			return out, nil
+		}
+		next = cont
+	}
+}
+
+func nodesPage(c client.Reader) page[corev1.Node] {
+	return func(ctx context.Context, opts ...client.ListOption) ([]corev1.Node, string, error) {
+		var l corev1.NodeList
+		err := c.List(ctx, &l, opts...)
+		return l.Items, l.Continue, err
+	}
+}
+
+func podsPage(c client.Reader) page[corev1.Pod] {
+	return func(ctx context.Context, opts ...client.ListOption) ([]corev1.Pod, string, error) {
+		var l corev1.PodList
+		err := c.List(ctx, &l, opts...)
+		return l.Items, l.Continue, err
+	}
+}
+
+func consumersPage(c client.Reader) page[v1alpha1.PodNetworkConsumer] {
+	return func(ctx context.Context, opts ...client.ListOption) ([]v1alpha1.PodNetworkConsumer, string, error) {
+		var l v1alpha1.PodNetworkConsumerList
+		err := c.List(ctx, &l, opts...)
+		return l.Items, l.Continue, err
+	}
+}
+
+func serviceCIDRsPage(c client.Reader) page[networkingv1.ServiceCIDR] {
+	return func(ctx context.Context, opts ...client.ListOption) ([]networkingv1.ServiceCIDR, string, error) {
+		var l networkingv1.ServiceCIDRList
+		err := c.List(ctx, &l, opts...)
+		return l.Items, l.Continue, err
+	}
 }

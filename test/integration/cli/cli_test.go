@@ -17,21 +17,33 @@ limitations under the License.
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/nodeipam"
@@ -189,8 +201,10 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 
 		code, out, errOut := run("status", "-o", "json")
 		Expect(code).To(Equal(app.ExitOK), errOut)
-		var s cli.Status
+		var s cli.StatusReport
 		Expect(json.Unmarshal([]byte(out), &s)).To(Succeed())
+		Expect(s.APIVersion).To(Equal("cli.podnetwork.io/v1alpha1"))
+		Expect(s.Kind).To(Equal(cli.KindStatusReport))
 		Expect(s.Groups).To(HaveLen(2))
 		Expect(s.Groups[1].Selector).To(Equal("pool in (gpu)"))
 		Expect(s.Groups[1].Joinable).To(Equal(int64(1)))
@@ -200,16 +214,26 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 
 	It("plans a change without writing it, and the operator then does what it planned", func() {
 		before := k8sClient.GetPodNetwork()
+		// svc overlaps the ServiceCIDR: the change gets stuck there, exit 1.
 		code, out, errOut := run("plan", "--add", "b=10.245.0.0/16", "--add", "svc=10.96.0.0/16", "--remove", "a", "-o", "json")
-		Expect(code).To(Equal(app.ExitOK), errOut)
-		var plan cli.PlanResult
+		Expect(code).To(Equal(app.ExitProblems), errOut)
+		Expect(errOut).To(BeEmpty())
+		var plan cli.PlanReport
 		Expect(json.Unmarshal([]byte(out), &plan)).To(Succeed())
+		Expect(plan.Kind).To(Equal(cli.KindPlanReport))
 		Expect(plan.Settled).To(BeTrue())
+		Expect(plan.Outcome).To(Equal(cli.OutcomeStuck))
+		Expect(plan.Stuck).To(ConsistOf(HavePrefix("svc: stays Pending: invalid: ServiceCIDROverlap")))
 		Expect(k8sClient.GetPodNetwork().ResourceVersion).To(Equal(before.ResourceVersion), "plan wrote the PodNetwork")
 
 		code, text, errOut := run("plan", "--add", "b=10.245.0.0/16", "--add", "svc=10.96.0.0/16", "--remove", "a")
-		Expect(code).To(Equal(app.ExitOK), errOut)
+		Expect(code).To(Equal(app.ExitProblems), errOut)
 		golden("plan-transition.text", text)
+		// Without svc, it proceeds: a stays Draining until its nodes are
+		// replaced, which is the next step, not a dead end.
+		code, out, errOut = run("plan", "--add", "b=10.245.0.0/16", "--remove", "a", "-o", "jsonpath={.outcome}")
+		Expect(code).To(Equal(app.ExitOK), errOut)
+		Expect(out).To(Equal(string(cli.OutcomeProceeds)))
 
 		want := map[string]v1alpha1.RangePhase{}
 		for _, r := range plan.Ranges {
@@ -262,6 +286,170 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		code, _, errOut = run("plan")
 		Expect(code).To(Equal(app.ExitUsage))
 		Expect(errOut).To(ContainSubstring("either -f FILE or --add/--remove"))
+		code, out, errOut = run("plan", "-f", filepath.Join(GinkgoT().TempDir(), "missing.yaml"))
+		Expect(code).To(Equal(app.ExitUsage))
+		Expect(out).To(BeEmpty())
+		Expect(errOut).To(ContainSubstring("no such file or directory"))
+
+		code, out, _ = run("plan", "--add", "bad=10.245.1.0/16", "-o", "yaml")
+		Expect(code).To(Equal(app.ExitProblems))
+		var plan cli.PlanReport
+		Expect(yaml.Unmarshal([]byte(out), &plan)).To(Succeed())
+		Expect(plan.Outcome).To(Equal(cli.OutcomeRejected))
+		Expect(plan.Rejection.By).To(Equal(cli.RejectedByValidation))
+		Expect(plan.Rejection.Reason).To(Equal("Invalid"))
+	})
+
+	It("tells an admission policy's refusal of the change (exit 1) from a missing permission (exit 3)", func() {
+		policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "no-reserved-ranges"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{"podnetwork.io"}, APIVersions: []string{"*"}, Resources: []string{"podnetworks"}},
+					},
+				}}},
+				Validations: []admissionregistrationv1.Validation{{
+					Expression: "object.spec.ranges.all(r, !r.name.startsWith('reserved'))",
+					Message:    "ranges named reserved* belong to the network team",
+					Reason:     ptr.To(metav1.StatusReasonForbidden),
+				}},
+			},
+		}
+		binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "no-reserved-ranges"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}},
+		}
+		Expect(k8sClient.Create(ctx, policy)).To(Succeed())
+		Expect(k8sClient.Create(ctx, binding)).To(Succeed())
+		DeferCleanup(func() {
+			Expect(k8sClient.Delete(ctx, binding)).To(Succeed())
+			Expect(k8sClient.Delete(ctx, policy)).To(Succeed())
+		})
+		// The policy takes a moment to reach the admission chain.
+		var plan cli.PlanReport
+		Eventually(func(g Gomega) {
+			code, out, errOut := run("plan", "--add", "reserved=10.247.0.0/16", "-o", "json")
+			g.Expect(code).To(Equal(app.ExitProblems), errOut)
+			g.Expect(json.Unmarshal([]byte(out), &plan)).To(Succeed())
+			g.Expect(plan.Outcome).To(Equal(cli.OutcomeRejected))
+		}).Should(Succeed())
+		Expect(plan.Rejection.By).To(Equal(cli.RejectedByAdmission))
+		Expect(plan.Rejection.Reason).To(Equal("Forbidden"))
+		Expect(plan.Rejection.Message).To(ContainSubstring("ValidatingAdmissionPolicy 'no-reserved-ranges' with binding 'no-reserved-ranges' denied request: ranges named reserved* belong to the network team"))
+		code, out, _ := run("plan", "--add", "reserved=10.247.0.0/16")
+		Expect(code).To(Equal(app.ExitProblems))
+		Expect(out).To(HavePrefix("An admission check of the API server refuses this change (server-side dry-run); nothing was written:\n"))
+
+		// A user who may read everything but not update PodNetworks: the
+		// API server's authorization refuses the dry-run, which says nothing
+		// about the change.
+		grant("reader", []rbacv1.PolicyRule{
+			{APIGroups: []string{"podnetwork.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"", "apps", "networking.k8s.io"}, Resources: []string{"nodes", "pods", "configmaps", "daemonsets", "servicecidrs"}, Verbs: []string{"get", "list", "watch"}},
+		})
+		code, out, errOut := run("plan", "--as", "reader", "--add", "d=10.247.0.0/16")
+		Expect(code).To(Equal(app.ExitFailed))
+		Expect(out).To(BeEmpty())
+		Expect(errOut).To(ContainSubstring(`podnetworks.podnetwork.io "default" is forbidden: User "reader" cannot update resource "podnetworks" in API group "podnetwork.io" at the cluster scope`))
+		Expect(errOut).To(ContainSubstring("hint: user \"reader\" may not update podnetworks.podnetwork.io: `kubectl auth can-i update podnetworks.podnetwork.io` says so too."))
+		code, _, errOut = run("status", "--as", "reader")
+		Expect(code).To(Equal(app.ExitOK), errOut)
+	})
+
+	It("shows what a user may read, names what it may not, and exits 3", func() {
+		// podnetwork.io objects only: no nodes, no ServiceCIDRs, none of
+		// the adapters' objects.
+		grant("netviewer", []rbacv1.PolicyRule{{APIGroups: []string{"podnetwork.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}}})
+		code, out, errOut := run("--as", "netviewer", "status")
+		Expect(code).To(Equal(app.ExitFailed))
+		Expect(out).To(HavePrefix("PodNetwork default: Ready="))
+		Expect(out).To(ContainSubstring("\nNodes: could not be read\n"))
+		Expect(out).To(MatchRegexp(`\nRANGES\n(.*\n)*b\s+10\.245\.0\.0/16\s+Active`))
+		Expect(out).To(ContainSubstring("\nCONSUMERS\n"))
+		Expect(errOut).To(HavePrefix("error: the output above leaves out what the plugin was not allowed to read:\n"))
+		for _, what := range []string{
+			`  nodes: nodes is forbidden: User "netviewer" cannot list resource "nodes" in API group "" at the cluster scope`,
+			`  servicecidrs: servicecidrs.networking.k8s.io is forbidden: User "netviewer" cannot list resource "servicecidrs" in API group "networking.k8s.io" at the cluster scope`,
+			`  configmaps kube-system/kube-proxy: configmaps "kube-proxy" is forbidden: User "netviewer" cannot get resource "configmaps" in API group "" in the namespace "kube-system"`,
+			"hint: the permissions the plugin needs are listed in docs/kubectl-plugin.md#permissions",
+		} {
+			Expect(errOut).To(ContainSubstring(what))
+		}
+
+		code, out, errOut = run("check", "--as", "netviewer", "-o", "json")
+		Expect(code).To(Equal(app.ExitFailed), errOut)
+		var report cli.CheckReport
+		Expect(json.Unmarshal([]byte(out), &report)).To(Succeed())
+		skipped := map[string]string{}
+		for _, c := range report.Checks {
+			skipped[c.Name] = c.Skipped
+		}
+		Expect(skipped).To(Equal(map[string]string{
+			cli.CheckPodNetwork: "", cli.CheckOverlaps: "nodes could not be read", cli.CheckForeign: "nodes could not be read",
+			cli.CheckWithoutPodCIDRs: "nodes could not be read", cli.CheckAcks: "", cli.CheckAdapterConfig: "",
+		}))
+		Expect(report.Unreadable).To(HaveLen(4))
+
+		// --watch says so as soon as it happens, and exits 3 in the end.
+		out2, errOut2 := gbytes.NewBuffer(), gbytes.NewBuffer()
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan int)
+		go func() {
+			defer GinkgoRecover()
+			done <- app.Run(wctx, []string{"status", "--watch", "--as", "netviewer", "--kubeconfig", suite.ControlPlane.Cluster.KubeconfigPath}, out2, errOut2, app.Options{})
+		}()
+		Eventually(errOut2).Should(gbytes.Say(`warning: could not read nodes, servicecidrs, configmaps kube-system/kube-proxy, daemonsets kube-system/kube-proxy: the output leaves out what depends on it\n`))
+		Eventually(out2).Should(gbytes.Say(`Nodes: could not be read`))
+		cancel()
+		Eventually(done).Should(Receive(Equal(app.ExitFailed)))
+
+		// plan predicts from everything or not at all.
+		code, out, errOut = run("plan", "--as", "netviewer", "--add", "d=10.247.0.0/16")
+		Expect(code).To(Equal(app.ExitFailed))
+		Expect(out).To(BeEmpty())
+		Expect(errOut).To(ContainSubstring("plan predicts from everything the plugin reads, and it may not read nodes, servicecidrs, configmaps kube-system/kube-proxy, daemonsets kube-system/kube-proxy"))
+
+		// Nothing readable: no output.
+		code, out, errOut = run("status", "--as", "nobody")
+		Expect(code).To(Equal(app.ExitFailed))
+		Expect(out).To(BeEmpty())
+		Expect(errOut).To(ContainSubstring(`User "nobody" cannot get resource "podnetworks"`))
+	})
+
+	It("takes kubectl's global flags before the command, and credentials from an exec plugin", func() {
+		var stdout, stderr bytes.Buffer
+		code := app.Run(ctx, []string{"--kubeconfig", suite.ControlPlane.Cluster.KubeconfigPath, "--request-timeout", "10s", "status", "-o", "jsonpath={.kind}"}, &stdout, &stderr, app.Options{})
+		Expect(code).To(Equal(app.ExitOK), stderr.String())
+		Expect(stdout.String()).To(Equal(cli.KindStatusReport))
+
+		// A kubeconfig whose user runs an exec credential plugin, which
+		// hands out the admin's client certificate.
+		cfg := suite.ControlPlane.Cluster.Config
+		dir := GinkgoT().TempDir()
+		cred, err := json.Marshal(map[string]any{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+			"status": map[string]string{"clientCertificateData": string(cfg.CertData), "clientKeyData": string(cfg.KeyData)}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "cred.json"), cred, 0o600)).To(Succeed())
+		plugin := filepath.Join(dir, "credential-plugin")
+		Expect(os.WriteFile(plugin, []byte("#!/bin/sh\nexec cat "+filepath.Join(dir, "cred.json")+"\n"), 0o700)).To(Succeed())
+		kc := clientcmdapi.NewConfig()
+		kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+		kc.AuthInfos["exec"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{APIVersion: "client.authentication.k8s.io/v1", Command: plugin,
+			InteractiveMode: clientcmdapi.NeverExecInteractiveMode}}
+		kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "exec"}
+		kc.Contexts["elsewhere"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "none"}
+		kc.CurrentContext = "elsewhere"
+		path := filepath.Join(dir, "kubeconfig")
+		Expect(clientcmd.WriteToFile(*kc, path)).To(Succeed())
+		stdout.Reset()
+		stderr.Reset()
+		code = app.Run(ctx, []string{"--context", "envtest", "status", "--kubeconfig", path, "-o", "jsonpath={.kind}"}, &stdout, &stderr, app.Options{})
+		Expect(code).To(Equal(app.ExitOK), stderr.String())
+		Expect(stdout.String()).To(Equal(cli.KindStatusReport))
 	})
 
 	It("redraws the status with --watch when the PodNetwork changes", func() {
@@ -281,6 +469,126 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		Eventually(buf).Should(gbytes.Say(`awaiting: plugin`))
 		cancel()
 		Eventually(done).Should(Receive(Equal(app.ExitOK)))
+	})
+
+	It("streams whole documents with --watch -o json and -o yaml", func() {
+		for _, format := range []string{"json", "yaml"} {
+			out := gbytes.NewBuffer()
+			wctx, cancel := context.WithCancel(ctx)
+			done := make(chan int)
+			go func() {
+				defer GinkgoRecover()
+				done <- app.Run(wctx, []string{"status", "-w", "-o", format, "--refresh", "200ms", "--kubeconfig", suite.ControlPlane.Cluster.KubeconfigPath},
+					out, GinkgoWriter, app.Options{})
+			}()
+			Eventually(func() int { return bytes.Count(out.Contents(), []byte("kind")) }).Should(BeNumerically(">=", 3))
+			cancel()
+			Eventually(done).Should(Receive(Equal(app.ExitOK)))
+			var docs []cli.StatusReport
+			switch format {
+			case "json":
+				dec := json.NewDecoder(bytes.NewReader(out.Contents()))
+				for dec.More() {
+					var s cli.StatusReport
+					Expect(dec.Decode(&s)).To(Succeed())
+					docs = append(docs, s)
+				}
+			case "yaml":
+				Expect(string(out.Contents())).NotTo(HavePrefix("---"))
+				for doc := range strings.SplitSeq(string(out.Contents()), "---\n") {
+					var s cli.StatusReport
+					Expect(yaml.UnmarshalStrict([]byte(doc), &s)).To(Succeed())
+					docs = append(docs, s)
+				}
+			}
+			Expect(len(docs)).To(BeNumerically(">=", 3), format)
+			for _, d := range docs {
+				Expect(d.Kind).To(Equal(cli.KindStatusReport), format)
+				Expect(d.Ranges).NotTo(BeEmpty(), format)
+			}
+		}
+	})
+
+	It("plans again when the PodNetwork changes under it, and always ends", func() {
+		// A dry-run that conflicts: a status write lands between plan's read
+		// and its dry-run, every time the first dry-run is sent.
+		var codes []int
+		var mu sync.Mutex
+		cfg := rest.CopyConfig(suite.ControlPlane.Config)
+		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripper(func(req *http.Request) (*http.Response, error) {
+				dryRun := req.Method == http.MethodPut && strings.HasSuffix(req.URL.Path, "/podnetworks/default") && req.URL.Query().Get("dryRun") == "All"
+				mu.Lock()
+				first := dryRun && len(codes) == 0
+				mu.Unlock()
+				if first {
+					_, err := framework.EditStatus(ctx, k8sClient, tick)
+					Expect(err).NotTo(HaveOccurred())
+				}
+				resp, err := rt.RoundTrip(req)
+				if dryRun && err == nil {
+					mu.Lock()
+					codes = append(codes, resp.StatusCode)
+					mu.Unlock()
+				}
+				return resp, err
+			})
+		}
+		var stdout, stderr bytes.Buffer
+		code := app.Run(ctx, []string{"plan", "--remove", "svc", "-o", "jsonpath={.outcome}"}, &stdout, &stderr, app.Options{Config: cfg})
+		Expect(code).To(Equal(app.ExitOK), stderr.String())
+		Expect(stdout.String()).To(Equal(string(cli.OutcomeProceeds)))
+		// The operator takes the edit back at once, which may hit the
+		// second dry-run too.
+		Expect(codes[0]).To(Equal(http.StatusConflict))
+		Expect(codes[len(codes)-1]).To(Equal(http.StatusOK))
+		Expect(len(codes)).To(BeNumerically("<=", app.PlanAttempts))
+
+		// Fifty plans while the status changes four times a second: each
+		// hand edit, and the operator's own write taking it back, moves the
+		// resourceVersion.
+		churn, stop := context.WithCancel(ctx)
+		writes := make(chan int)
+		go func() {
+			defer GinkgoRecover()
+			n := 0
+			for churn.Err() == nil {
+				if _, err := framework.EditStatus(churn, k8sClient, tick); err == nil {
+					n++
+				}
+				select {
+				case <-churn.Done():
+				case <-time.After(250 * time.Millisecond):
+				}
+			}
+			writes <- n
+		}()
+		codes = nil
+		for i := range 50 {
+			stdout.Reset()
+			stderr.Reset()
+			code := app.Run(ctx, []string{"plan", "--remove", "svc", "-o", "json"}, &stdout, &stderr, app.Options{Config: cfg})
+			Expect(code).To(Equal(app.ExitOK), "run %d: %s", i, stderr.String())
+			var plan cli.PlanReport
+			Expect(json.Unmarshal(stdout.Bytes(), &plan)).To(Succeed(), "run %d", i)
+			Expect(plan.Outcome).To(Equal(cli.OutcomeProceeds), "run %d", i)
+		}
+		stop()
+		var n int
+		Eventually(writes).Should(Receive(&n))
+		conflicts := 0
+		for _, c := range codes {
+			if c == http.StatusConflict {
+				conflicts++
+			}
+		}
+		GinkgoWriter.Printf("50 plans, %d status writes, %d dry-runs, %d conflicts\n", n, len(codes), conflicts)
+		Expect(n).To(BeNumerically(">=", 5))
+		Expect(conflicts).To(BeNumerically(">", 0), "the churn never hit a plan")
+		// The operator takes its status back.
+		Eventually(func() string {
+			return k8sClient.Condition(v1alpha1.ReadyCondition).Message
+		}).ShouldNot(HavePrefix("tick"))
 	})
 
 	It("finds, with the operator stopped, what breaks the pod network", func() {
@@ -305,4 +613,76 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		code, out, _ := run("check", "--new-node-grace", "1ns")
 		Expect(code).To(Equal(app.ExitProblems), out)
 	})
+
+	It("predicts a change stuck on a required consumer that has never answered", func() {
+		Expect(k8sClient.Create(ctx, framework.Consumer("silent").Required(true).Obj())).To(Succeed())
+		code, out, errOut := run("plan", "--add", "d=10.247.0.0/16", "-o", "json")
+		Expect(code).To(Equal(app.ExitProblems), errOut)
+		var plan cli.PlanReport
+		Expect(json.Unmarshal([]byte(out), &plan)).To(Succeed())
+		Expect(plan.Outcome).To(Equal(cli.OutcomeStuck))
+		Expect(plan.Stuck).To(ContainElement("d: stays Pending: waits for silent, which has never written its status"))
+		for _, r := range plan.Ranges {
+			if r.Name == "d" {
+				Expect(r.Eventually).To(Equal(v1alpha1.RangePhasePending))
+				Expect(r.WaitsFor).To(Equal([]string{"silent"}))
+			}
+		}
+	})
+
+	It("reads the nodes in pages", func() {
+		k8sClient.CreateNodes("many", 2*app.PageSize+10)
+		var nodeLists []string
+		var mu sync.Mutex
+		cfg := rest.CopyConfig(suite.ControlPlane.Config)
+		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripper(func(req *http.Request) (*http.Response, error) {
+				if req.Method == http.MethodGet && req.URL.Path == "/api/v1/nodes" {
+					mu.Lock()
+					nodeLists = append(nodeLists, req.URL.RawQuery)
+					mu.Unlock()
+				}
+				return rt.RoundTrip(req)
+			})
+		}
+		var stdout, stderr bytes.Buffer
+		code := app.Run(ctx, []string{"status", "-o", "json"}, &stdout, &stderr, app.Options{Config: cfg})
+		Expect(code).To(Equal(app.ExitOK), stderr.String())
+		var s cli.StatusReport
+		Expect(json.Unmarshal(stdout.Bytes(), &s)).To(Succeed())
+		Expect(*s.Nodes).To(Equal(len(k8sClient.Nodes())))
+		Expect(nodeLists).To(HaveLen(3))
+		for i, raw := range nodeLists {
+			q, err := url.ParseQuery(raw)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(q.Get("limit")).To(Equal("500"))
+			Expect(q.Get("continue") != "").To(Equal(i > 0), "page %d: %s", i+1, raw)
+		}
+	})
 })
+
+// roundTripper is a function as an http.RoundTripper.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// tick changes the message of the Ready condition: a status write the
+// operator then takes back.
+func tick(s *v1alpha1.PodNetworkStatus) string {
+	for i := range s.Conditions {
+		if s.Conditions[i].Type == v1alpha1.ReadyCondition {
+			s.Conditions[i].Message = fmt.Sprintf("tick %d", time.Now().UnixNano())
+			return "tick"
+		}
+	}
+	return ""
+}
+
+// grant gives the user the rules, cluster-wide.
+func grant(user string, rules []rbacv1.PolicyRule) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "test-" + user}, Rules: rules})).To(Succeed())
+	Expect(k8sClient.Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "test-" + user},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "test-" + user},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}})).To(Succeed())
+}

@@ -166,7 +166,7 @@ var _ = Describe("NodeIPAM issued-block record rewritten by another client", fun
 				}
 				set := issuedSetOf(cm)
 				return set.ContainsPrefix(netip.MustParsePrefix(held[0])) && set.ContainsPrefix(netip.MustParsePrefix(held[1]))
-			}).WithTimeout(30 * time.Second).Should(BeTrue(), "claimed again, with the held blocks issued")
+			}).WithTimeout(30*time.Second).Should(BeTrue(), "claimed again, with the held blocks issued")
 			Eventually(quarantinedSince).WithTimeout(30 * time.Second).Should(Equal(map[string]time.Time{freed: rewrittenAt, never: rewrittenAt}))
 
 			// No early reuse: a new node waits a full delay from the
