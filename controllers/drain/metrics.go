@@ -45,7 +45,7 @@ func NewMetrics() *Metrics {
 	return &Metrics{
 		nodes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "podnetwork_drain_assist_nodes",
-			Help: "Nodes holding blocks in Draining ranges, by what drain assist does with them (Waiting, Recommended: what Recommend mode would start next, Draining, Blocked, HandedOver, Skipped); reported by the leader, none while the mode is Off.",
+			Help: "Nodes holding blocks in Draining ranges, by what drain assist does with them (Waiting, Recommended: what Recommend mode would start next, Draining, Blocked, HandedOver, Skipped); reported by the leader, 0 while the mode is Off.",
 		}, []string{"state"}),
 		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "podnetwork_drain_assist_evictions_total",
@@ -73,13 +73,16 @@ var MetricsForProcess = sync.OnceValues(func() (*Metrics, error) {
 })
 
 // Report sets the node gauges from the status written; nil (mode Off)
-// clears them.
+// sets every state to 0, so the series exist for the chart's alert and
+// dashboard whatever the mode.
 func (m *Metrics) Report(st *podnetworkv1alpha1.DrainAssistStatus) {
 	if m == nil {
 		return
 	}
 	if st == nil {
-		m.nodes.Reset()
+		for _, s := range nodeStates {
+			m.nodes.WithLabelValues(s).Set(0)
+		}
 		return
 	}
 	recommended := 0

@@ -25,6 +25,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"podnetwork.io/operator/controllers/drain"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/test/framework/chart"
 	"podnetwork.io/operator/test/framework/cluster"
@@ -171,7 +172,11 @@ func describedNames(t *testing.T) map[string]bool {
 			}
 		}
 	})
+	// The operator's metrics and drain assist's, which it registers itself.
 	if err := metrics.New().Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	if err := drain.NewMetrics().Register(reg); err != nil {
 		t.Fatal(err)
 	}
 	return names
