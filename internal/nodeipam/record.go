@@ -144,6 +144,12 @@ func (c chunker) parts(p netip.Prefix) []netip.Prefix {
 // chunks returns the chunks of p's parts: a part narrower than a chunk
 // grows to its chunk, a wider one is already a union of chunks.
 func (c chunker) chunks(p netip.Prefix) []netip.Prefix {
+	return c.grown(p, func(r chunkedRange) int { return r.chunkLen })
+}
+
+// grown returns p's parts, each grown to at least the prefix length unit
+// gives for its range (a part as wide as its range is the range).
+func (c chunker) grown(p netip.Prefix, unit func(chunkedRange) int) []netip.Prefix {
 	var out []netip.Prefix
 	for _, r := range c.outer {
 		switch {
@@ -151,7 +157,7 @@ func (c chunker) chunks(p netip.Prefix) []netip.Prefix {
 		case p.Bits() <= r.prefix.Bits():
 			out = append(out, r.prefix)
 		default:
-			out = append(out, netip.PrefixFrom(p.Addr(), min(p.Bits(), r.chunkLen)).Masked())
+			out = append(out, netip.PrefixFrom(p.Addr(), min(p.Bits(), unit(r))).Masked())
 		}
 	}
 	return out
@@ -190,17 +196,7 @@ func (c chunker) sections() []blockstore.Section {
 // wider (up to its range), the block containing it when narrower. A held
 // podCIDR of another size is recorded whole, block by block.
 func (c chunker) blocks(p netip.Prefix) []netip.Prefix {
-	var out []netip.Prefix
-	for _, r := range c.outer {
-		switch {
-		case !r.prefix.Overlaps(p):
-		case p.Bits() <= r.prefix.Bits():
-			out = append(out, r.prefix)
-		default:
-			out = append(out, netip.PrefixFrom(p.Addr(), min(p.Bits(), r.nodeMask)).Masked())
-		}
-	}
-	return out
+	return c.grown(p, func(r chunkedRange) int { return r.nodeMask })
 }
 
 // contains reports whether set holds every part of every prefix in ps.
