@@ -23,6 +23,12 @@ PLATFORMS ?= linux/amd64,linux/arm64
 # With PIN_DIGEST=1, `make release` also writes the image digest into the
 # chart, for images pulled from a registry (kind and ctr import by tag).
 PIN_DIGEST ?=
+# The kubectl plugin's archives of `make release` (hack/krew): its
+# platforms, where they are downloaded from (a placeholder: use yours; the
+# krew manifest points there) and the LICENSE packed with the binary.
+PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+PLUGIN_BASE_URL ?= https://downloads.example/podnetwork-operator/v$(VERSION)
+PLUGIN_LICENSE ?= $(firstword $(wildcard LICENSE) hack/krew/LICENSE)
 GO ?= go
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -229,7 +235,7 @@ image-push: image ## Push the image to IMG (e.g. IMAGE_REPO=registry.example/pod
 # race on the same files. Bump the committed Chart.yaml in the release
 # commit if you want the repository to carry the version too.
 .PHONY: release
-release: image-tool helm ## Release VERSION=x.y.z into bin/release/: image archive, chart pointing at IMAGE_REPO:VERSION, SHA256SUMS.
+release: image-tool helm ## Release VERSION=x.y.z into bin/release/: image archive, chart pointing at IMAGE_REPO:VERSION, kubectl plugin archives and krew manifest (plugin/), SHA256SUMS.
 	@if [[ ! "$(VERSION)" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$$ ]]; then \
 	  echo "usage: make release VERSION=x.y.z [IMAGE_REPO=registry.example/podnetwork-operator] [PIN_DIGEST=1] (got VERSION=$(VERSION))" >&2; exit 1; fi
 	rm -rf $(RELEASE_DIR)
@@ -240,7 +246,16 @@ release: image-tool helm ## Release VERSION=x.y.z into bin/release/: image archi
 	@# helm stamps SOURCE_DATE_EPOCH (as the image build does: else HEAD's commit time) into the .tgz, so it is reproducible too.
 	SOURCE_DATE_EPOCH="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}" \
 	  $(HELM) package $(RELEASE_DIR)/chart/podnetwork-operator -d $(RELEASE_DIR)
-	$(IMAGE_TOOL) checksums -o $(RELEASE_DIR)/SHA256SUMS $(RELEASE_DIR)/*.tar $(RELEASE_DIR)/*.tgz
+	@# The kubectl plugin: one static binary per PLUGIN_PLATFORMS, packed with the LICENSE into
+	@# bin/release/plugin/kubectl-podnetwork_vVERSION_OS_ARCH.tar.gz, their SHA256SUMS and the krew
+	@# manifest podnetwork.yaml pointing at PLUGIN_BASE_URL (hack/krew).
+	for p in $(PLUGIN_PLATFORMS); do \
+	  CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -o $(RELEASE_DIR)/plugin/bin/$${p%/*}-$${p#*/}/kubectl-podnetwork ./cmd/kubectl-podnetwork; done
+	SOURCE_DATE_EPOCH="$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || echo 0)}" \
+	  $(GO) run ./hack/krew -version $(VERSION) -base-url $(PLUGIN_BASE_URL) -license $(PLUGIN_LICENSE) -out $(RELEASE_DIR)/plugin \
+	  $(foreach p,$(PLUGIN_PLATFORMS),$(p)=$(RELEASE_DIR)/plugin/bin/$(subst /,-,$(p))/kubectl-podnetwork)
+	rm -rf $(RELEASE_DIR)/plugin/bin
+	$(IMAGE_TOOL) checksums -o $(RELEASE_DIR)/SHA256SUMS $(RELEASE_DIR)/*.tar $(RELEASE_DIR)/*.tgz $(RELEASE_DIR)/plugin/*.tar.gz
 	@cd $(RELEASE_DIR) && echo "release $(VERSION) in $(RELEASE_DIR):" && cat SHA256SUMS && echo "image $(IMAGE_REPO):$(VERSION)@$$(cat image/digest)"
 
 .PHONY: docker-build

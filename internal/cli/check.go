@@ -54,6 +54,7 @@ const (
 	CheckWithoutPodCIDRs = "nodes-without-podcidrs"
 	CheckAcks            = "acknowledgements"
 	CheckAdapterConfig   = "adapter-config"
+	CheckOperator        = "operator"
 )
 
 // Finding is one problem check found.
@@ -89,6 +90,9 @@ type CheckReport struct {
 	// audit applied (--stall-after, --new-node-grace).
 	StallAfterSeconds   int64 `json:"stallAfterSeconds"`
 	NewNodeGraceSeconds int64 `json:"newNodeGraceSeconds"`
+	// Operator is the operator's Deployment readiness and leader-election
+	// Lease, as status shows them; nil when they were not read.
+	Operator *OperatorStatus `json:"operator,omitempty"`
 	// Unreadable is what the plugin was not allowed to read; the checks
 	// that need it are skipped.
 	Unreadable []Unreadable `json:"unreadable,omitempty"`
@@ -125,7 +129,11 @@ func Check(c *Cluster, opts CheckOptions) CheckReport {
 		opts.NewNodeGrace = time.Minute
 	}
 	k := &checker{c: c, opts: opts, report: CheckReport{TypeMeta: typeMeta(KindCheckReport), Findings: []Finding{},
-		StallAfterSeconds: seconds(opts.StallAfter), NewNodeGraceSeconds: seconds(opts.NewNodeGrace), Unreadable: c.unreadable()}}
+		StallAfterSeconds: seconds(opts.StallAfter), NewNodeGraceSeconds: seconds(opts.NewNodeGrace), Unreadable: c.unreadable(),
+		Operator: operatorStatus(c, opts.Now)}}
+	if c.Operator != nil {
+		k.run(CheckOperator, k.operator, ResourceDeployments)
+	}
 	k.run(CheckPodNetwork, k.podNetwork, ResourcePodNetworks)
 	k.run(CheckOverlaps, k.overlaps, ResourceNodes)
 	k.run(CheckForeign, k.foreign, ResourceNodes, ResourcePodNetworks)

@@ -49,6 +49,9 @@ type Cluster struct {
 	Adapters []Adapter
 	// NodeIPAM names NodeIPAM's PodNetworkConsumer.
 	NodeIPAM string
+	// Operator is the operator's Deployment and leader-election Lease; nil
+	// when they were not read (plan does not read them).
+	Operator *Operator
 	// Unreadable is what the plugin was not allowed to read (an RBAC
 	// denial): the reports leave out what depends on it and say so. Empty
 	// when everything was read.

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -158,6 +160,8 @@ func transition(t *testing.T) *cli.Cluster {
 		},
 		ServiceCIDRs: []networkingv1.ServiceCIDR{{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes"}, Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.96.0.0/16"}}}},
 		Adapters:     []cli.Adapter{kubeProxyAdapter(kubeadmConfig(t))},
+		Operator: &cli.Operator{Deployments: []appsv1.Deployment{operatorDeployment("podnetwork-system", 2, 2)},
+			Leases: map[string]*coordinationv1.Lease{"podnetwork-system": lease("podnetwork-system", "podnetwork-operator-7d9f_1", 2*time.Hour, 2*time.Second)}},
 	}
 	c.Nodes[3].Labels = map[string]string{"pool": "gpu"}
 	return c

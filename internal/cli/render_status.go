@@ -49,6 +49,7 @@ func WriteStatusText(w io.Writer, s *StatusReport) error {
 	} else {
 		fmt.Fprintf(&b, "Nodes: %d, %d without podCIDRs\n", *s.Nodes, ptr.Deref(s.NodesWithoutPodCIDRs, 0))
 	}
+	writeOperatorText(&b, s.Operator, s.Unreadable)
 	if len(s.Ranges) > 0 {
 		b.WriteString("\nRANGES\n")
 		t := newTable("NAME", "CIDR", "PHASE", "FOR", "ALLOCATED", "FREE", "QUARANTINED", "NODES")
@@ -92,6 +93,9 @@ func WriteStatusText(w io.Writer, s *StatusReport) error {
 		if err := writeTo(&b, t); err != nil {
 			return err
 		}
+	}
+	if err := writeAutoscalingText(&b, s.Autoscaling); err != nil {
+		return err
 	}
 	switch {
 	case !readable(s.Unreadable, ResourceConsumers) && len(s.Consumers) == 0:

@@ -59,6 +59,13 @@ type StatusReport struct {
 	NodesWithoutPodCIDRs *int `json:"nodesWithoutPodCIDRs,omitempty"`
 	// Nodes counts every node; nil when the nodes could not be read.
 	Nodes *int `json:"nodes,omitempty"`
+	// Autoscaling is the autoscaler's mode and pools, with the ranges each
+	// pool added; absent when no autoscaling is configured and no range was
+	// autoscaled.
+	Autoscaling *AutoscalingView `json:"autoscaling,omitempty"`
+	// Operator is the operator's Deployment readiness and leader-election
+	// Lease.
+	Operator *OperatorStatus `json:"operator,omitempty"`
 	// Unreadable is what the plugin was not allowed to read; the report
 	// leaves out what depends on it.
 	Unreadable []Unreadable `json:"unreadable,omitempty"`
@@ -139,7 +146,7 @@ type ConditionView struct {
 // BuildStatus reads c into a StatusReport at now.
 func BuildStatus(c *Cluster, now time.Time) StatusReport {
 	s := StatusReport{TypeMeta: typeMeta(KindStatusReport), Ranges: []RangeView{}, Groups: []GroupView{}, Consumers: []ConsumerView{}, Conditions: []ConditionView{},
-		Unreadable: c.unreadable()}
+		Unreadable: c.unreadable(), Operator: operatorStatus(c, now), Autoscaling: autoscalingView(c)}
 	if c.Readable(ResourceNodes) {
 		without := 0
 		for i := range c.Nodes {

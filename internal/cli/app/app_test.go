@@ -270,3 +270,30 @@ func TestWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestProposedSpecAutoscaled: --remove of a range the autoscaler added
+// names the pool that owns it and how to remove it, instead of "there is
+// no range".
+func TestProposedSpecAutoscaled(t *testing.T) {
+	pn := &v1alpha1.PodNetwork{
+		Spec: v1alpha1.PodNetworkSpec{Ranges: []v1alpha1.PodCIDRRange{{Name: "a", CIDR: "10.244.0.0/16"}}},
+		Status: v1alpha1.PodNetworkStatus{Ranges: []v1alpha1.RangeStatus{
+			{Name: "a", CIDR: "10.244.0.0/16", Phase: v1alpha1.RangePhaseActive},
+			{Name: "gpu-1", CIDR: "10.250.0.0/26", Phase: v1alpha1.RangePhaseActive, Pool: "gpu"},
+		}},
+	}
+	c := &cli.Cluster{PodNetwork: pn, AutoscaledRangeSet: &v1alpha1.AutoscaledRangeSet{Spec: &v1alpha1.AutoscaledRangeSetSpec{
+		Ranges: []v1alpha1.AutoscaledRange{{Name: "gpu-1", Pool: "gpu", CIDR: "10.250.0.0/26"}},
+	}}}
+	_, err := proposedSpecIn(c, pn, nil, []string{"gpu-1"})
+	if err == nil || !strings.HasPrefix(err.Error(), `--remove gpu-1: range "gpu-1" is not in spec.ranges: pool gpu of AutoscaledRangeSet default added it`) ||
+		!strings.Contains(err.Error(), "edit pool gpu") {
+		t.Errorf("--remove gpu-1: %v", err)
+	}
+	if _, err := proposedSpecIn(c, pn, nil, []string{"zzz"}); err == nil || err.Error() != `--remove zzz: there is no range "zzz"` {
+		t.Errorf("--remove zzz: %v", err)
+	}
+	if spec, err := proposedSpecIn(c, pn, nil, []string{"a"}); err != nil || len(spec.Ranges) != 0 {
+		t.Errorf("--remove a: %v %v", spec.Ranges, err)
+	}
+}

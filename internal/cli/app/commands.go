@@ -30,18 +30,22 @@ import (
 func (p *plugin) statusCommand() *cobra.Command {
 	var watch bool
 	var refresh time.Duration
+	var operatorNamespace string
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the ranges, the headroom per nodeSelector, the consumers and the conditions",
 		Long: `Show the PodNetwork on one screen: every range with its phase, for how long,
 its allocated/free/quarantined blocks, its nodeSelector, whom it awaits and who
 rejected it; the headroom of the Active ranges per nodeSelector; the consumers;
-the conditions. --watch prints it again on every change.`,
+the conditions; the operator's Deployment (ready/desired replicas) and the
+replica that holds its leader-election Lease. --watch prints it again on every
+change.`,
 		Args: noArgs,
 	}
 	out := addOutputFlags(cmd)
 	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "Print the status again whenever the PodNetwork or a consumer changes (and every --refresh); with -o json or yaml, one document each time.")
 	cmd.Flags().DurationVar(&refresh, "refresh", 30*time.Second, "With --watch, print the status again at least this often.")
+	addOperatorNamespaceFlag(cmd, &operatorNamespace)
 	p.adapters.bind(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		printer, err := out.printer()
@@ -53,7 +57,7 @@ the conditions. --watch prints it again on every change.`,
 			return err
 		}
 		show := func(ctx context.Context) ([]cli.Unreadable, error) {
-			c, err := e.read(ctx)
+			c, err := e.readWithOperator(ctx, operatorNamespace)
 			if err != nil {
 				return nil, err
 			}
@@ -79,18 +83,22 @@ the conditions. --watch prints it again on every change.`,
 
 func (p *plugin) checkCommand() *cobra.Command {
 	var stall, grace time.Duration
+	var operatorNamespace string
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Audit the pod network with the operator's rules; exit 1 on an error",
 		Long: `Audit the cluster with the operator's own rules; no operator needs to run:
 overlapping podCIDRs, podCIDRs outside every tracked range, nodes without
 podCIDRs and why, acknowledgements behind the current phases, the adapters'
-ConfigMaps against the ranges. Exits 1 when it finds an error.`,
+ConfigMaps against the ranges, and the operator itself: its Deployment has
+ready replicas and a replica holds the leader-election Lease. Exits 1 when it
+finds an error.`,
 		Args: noArgs,
 	}
 	out := addOutputFlags(cmd)
 	cmd.Flags().DurationVar(&stall, "stall-after", lifecycle.DefaultStallAfter, "How long a required consumer may lag on a phase before that is an error (the operator's --stall-after).")
 	cmd.Flags().DurationVar(&grace, "new-node-grace", time.Minute, "How long a node without podCIDRs counts as just joined (a warning).")
+	addOperatorNamespaceFlag(cmd, &operatorNamespace)
 	p.adapters.bind(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		printer, err := out.printer()
@@ -101,7 +109,7 @@ ConfigMaps against the ranges. Exits 1 when it finds an error.`,
 		if err != nil {
 			return err
 		}
-		c, err := e.read(cmd.Context())
+		c, err := e.readWithOperator(cmd.Context(), operatorNamespace)
 		if err != nil {
 			return err
 		}
@@ -143,4 +151,23 @@ needs no cluster.`,
 
 func (e *env) read(ctx context.Context) (*cli.Cluster, error) {
 	return Read(ctx, e.client, nodeipam.ConsumerName, e.targets)
+}
+
+// readWithOperator reads what read does and the operator's Deployment and
+// Lease (ReadOperator).
+func (e *env) readWithOperator(ctx context.Context, operatorNamespace string) (*cli.Cluster, error) {
+	c, err := e.read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ReadOperator(ctx, e.client, c, operatorNamespace); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// addOperatorNamespaceFlag adds --operator-namespace.
+func addOperatorNamespaceFlag(cmd *cobra.Command, ns *string) {
+	cmd.Flags().StringVar(ns, "operator-namespace", "", "The namespace of the operator's Deployment (labelled "+cli.OperatorLabel+"="+cli.OperatorName+
+		") and its leader-election Lease; by default every namespace is searched.")
 }

@@ -107,7 +107,7 @@ consumer that will not answer) exit 1.`,
 			if fileSpec != nil {
 				return *fileSpec, nil
 			}
-			return proposedSpec(current, adds, removes)
+			return proposedSpecIn(c, current, adds, removes)
 		}
 		r, err := PlanChange(cmd.Context(), e.client, c, proposed, e.now)
 		if err != nil {
@@ -220,6 +220,13 @@ func readManifest(file string, in io.Reader) (v1alpha1.PodNetworkSpec, error) {
 
 // proposedSpec is the current spec with ranges added and removed.
 func proposedSpec(current *v1alpha1.PodNetwork, adds, removes []string) (v1alpha1.PodNetworkSpec, error) {
+	return proposedSpecIn(nil, current, adds, removes)
+}
+
+// proposedSpecIn is proposedSpec in the cluster c (nil for none): --remove
+// of a range the autoscaler added says which pool owns it and how to
+// remove it.
+func proposedSpecIn(c *cli.Cluster, current *v1alpha1.PodNetwork, adds, removes []string) (v1alpha1.PodNetworkSpec, error) {
 	var spec v1alpha1.PodNetworkSpec
 	if current != nil {
 		spec = *current.Spec.DeepCopy()
@@ -227,6 +234,11 @@ func proposedSpec(current *v1alpha1.PodNetwork, adds, removes []string) (v1alpha
 	for _, name := range removes {
 		i := indexOf(spec.Ranges, name)
 		if i < 0 {
+			if c != nil {
+				if pool, ok := c.AutoscaledOwner(name); ok {
+					return spec, fmt.Errorf("--remove %s: %s", name, cli.RemoveAutoscaled(name, pool))
+				}
+			}
 			return spec, fmt.Errorf("--remove %s: there is no range %q", name, name)
 		}
 		spec.Ranges = append(spec.Ranges[:i], spec.Ranges[i+1:]...)

@@ -20,8 +20,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -234,6 +236,61 @@ func consumersPage(c client.Reader) page[v1alpha1.PodNetworkConsumer] {
 func serviceCIDRsPage(c client.Reader) page[networkingv1.ServiceCIDR] {
 	return func(ctx context.Context, opts ...client.ListOption) ([]networkingv1.ServiceCIDR, string, error) {
 		var l networkingv1.ServiceCIDRList
+		err := c.List(ctx, &l, opts...)
+		return l.Items, l.Continue, err
+	}
+}
+
+// ReadOperator reads the operator's Deployments (labelled
+// cli.OperatorLabel=cli.OperatorName, in namespace or, when it is empty,
+// in every namespace) and the leader-election Lease of each one's
+// namespace into out.Operator. What the user may not read is named in
+// out.Unreadable, as Read does.
+func ReadOperator(ctx context.Context, c client.Reader, out *cli.Cluster, namespace string) error {
+	op := &cli.Operator{Namespace: namespace, Leases: map[string]*coordinationv1.Lease{}}
+	out.Operator = op
+	denied := func(err error, resource string, key client.ObjectKey) error {
+		if !isAuthorizationDenial(err) {
+			return err
+		}
+		out.Unreadable = append(out.Unreadable, cli.Unreadable{Resource: resource, Namespace: key.Namespace, Name: key.Name, Message: statusMessage(err)})
+		return nil
+	}
+	opts := []client.ListOption{client.MatchingLabels{cli.OperatorLabel: cli.OperatorName}}
+	if namespace != "" {
+		opts = append(opts, client.InNamespace(namespace))
+	}
+	var err error
+	if op.Deployments, err = listAll(ctx, deploymentsPage(c), PageSize, opts...); denied(err, cli.ResourceDeployments, client.ObjectKey{Namespace: namespace}) != nil {
+		return fmt.Errorf("listing the operator's Deployments: %w", err)
+	}
+	slices.SortFunc(op.Deployments, func(a, b appsv1.Deployment) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	namespaces := []string{}
+	for i := range op.Deployments {
+		if !slices.Contains(namespaces, op.Deployments[i].Namespace) {
+			namespaces = append(namespaces, op.Deployments[i].Namespace)
+		}
+	}
+	for _, ns := range namespaces {
+		key := client.ObjectKey{Namespace: ns, Name: cli.LeaseName}
+		lease := &coordinationv1.Lease{}
+		switch err := c.Get(ctx, key, lease); {
+		case err == nil:
+			op.Leases[ns] = lease
+		case apierrors.IsNotFound(err):
+			op.Leases[ns] = nil
+		case denied(err, cli.ResourceLeases, key) != nil:
+			return fmt.Errorf("reading Lease %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+func deploymentsPage(c client.Reader) page[appsv1.Deployment] {
+	return func(ctx context.Context, opts ...client.ListOption) ([]appsv1.Deployment, string, error) {
+		var l appsv1.DeploymentList
 		err := c.List(ctx, &l, opts...)
 		return l.Items, l.Continue, err
 	}

@@ -24,10 +24,12 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -227,5 +229,72 @@ func TestReadPartial(t *testing.T) {
 	// An admission-like 403 on a read is no permission problem either.
 	if _, err := Read(context.Background(), deny(map[string]error{"v1.Node": apierrors.NewForbidden(nodes, "", fmt.Errorf("something else"))}), nodeipam.ConsumerName, nil); err == nil {
 		t.Errorf("a 403 that is no authorization denial was swallowed")
+	}
+}
+
+// TestReadOperator reads the operator's Deployments by the chart's label,
+// in every namespace or in --operator-namespace, and the Lease of each
+// one's namespace; what it may not read it names.
+func TestReadOperator(t *testing.T) {
+	labels := map[string]string{cli.OperatorLabel: cli.OperatorName}
+	objects := []client.Object{
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "podnetwork-operator", Labels: labels}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "other", Name: "something-else"}},
+		&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: cli.LeaseName}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("op-1")}},
+	}
+	base := fake.NewClientBuilder().WithScheme(scheme.Scheme()).WithObjects(objects...).Build()
+	for _, ns := range []string{"", "ops", "elsewhere"} {
+		c := &cli.Cluster{}
+		if err := ReadOperator(context.Background(), base, c, ns); err != nil {
+			t.Fatal(err)
+		}
+		want := 1
+		if ns == "elsewhere" {
+			want = 0
+		}
+		if c.Operator == nil || c.Operator.Namespace != ns || len(c.Operator.Deployments) != want || len(c.Unreadable) != 0 {
+			t.Fatalf("namespace %q: %+v, unreadable %v", ns, c.Operator, c.Unreadable)
+		}
+		if want == 1 && (c.Operator.Leases["ops"] == nil || ptr.Deref(c.Operator.Leases["ops"].Spec.HolderIdentity, "") != "op-1") {
+			t.Errorf("namespace %q: leases %v", ns, c.Operator.Leases)
+		}
+	}
+
+	deny := func(kind string, err error) client.WithWatch {
+		return interceptor.NewClient(fake.NewClientBuilder().WithScheme(scheme.Scheme()).WithObjects(objects...).Build(), interceptor.Funcs{
+			Get: func(ctx context.Context, cl client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if _, ok := obj.(*coordinationv1.Lease); ok && kind == "lease" {
+					return err
+				}
+				return cl.Get(ctx, key, obj, opts...)
+			},
+			List: func(ctx context.Context, cl client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+				if _, ok := list.(*appsv1.DeploymentList); ok && kind == "deployments" {
+					return err
+				}
+				return cl.List(ctx, list, opts...)
+			},
+		})
+	}
+	c := &cli.Cluster{}
+	if err := ReadOperator(context.Background(), deny("deployments", rbacDenial("list", schema.GroupResource{Group: "apps", Resource: "deployments"}, "")), c, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Unreadable) != 1 || c.Unreadable[0].String() != "deployments" || c.Readable(cli.ResourceDeployments) {
+		t.Errorf("unreadable %v", c.Unreadable)
+	}
+	c = &cli.Cluster{}
+	if err := ReadOperator(context.Background(), deny("lease", rbacDenial("get", schema.GroupResource{Group: "coordination.k8s.io", Resource: "leases"}, cli.LeaseName)), c, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Unreadable) != 1 || c.Unreadable[0].String() != "leases ops/podnetwork-operator" || len(c.Operator.Deployments) != 1 {
+		t.Errorf("unreadable %v, operator %+v", c.Unreadable, c.Operator)
+	}
+	if _, read := c.Operator.Leases["ops"]; read {
+		t.Errorf("a Lease that could not be read counts as read")
+	}
+	// Any other error is one.
+	if err := ReadOperator(context.Background(), deny("deployments", apierrors.NewServiceUnavailable("etcd")), &cli.Cluster{}, ""); err == nil {
+		t.Errorf("an unavailable API was swallowed")
 	}
 }

@@ -35,6 +35,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -163,7 +165,8 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		golden("status-none.text", statusText(read()))
 		code, out, _ := run("check")
 		Expect(code).To(Equal(app.ExitOK), out)
-		Expect(out).To(ContainSubstring("0 errors, 1 warning"))
+		Expect(out).To(ContainSubstring("0 errors, 2 warnings"))
+		Expect(out).To(ContainSubstring("WARNING  operator  no Deployment labelled app.kubernetes.io/name=podnetwork-operator in any namespace"))
 	})
 
 	It("shows the steady state the operator reaches, one screen, and its JSON", func() {
@@ -349,7 +352,8 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		// about the change.
 		grant("reader", []rbacv1.PolicyRule{
 			{APIGroups: []string{"podnetwork.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{"", "apps", "networking.k8s.io"}, Resources: []string{"nodes", "pods", "configmaps", "daemonsets", "servicecidrs"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"", "apps", "networking.k8s.io"}, Resources: []string{"nodes", "pods", "configmaps", "daemonsets", "deployments", "servicecidrs"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get"}},
 		})
 		code, out, errOut := run("plan", "--as", "reader", "--add", "d=10.247.0.0/16")
 		Expect(code).To(Equal(app.ExitFailed))
@@ -375,6 +379,7 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 			`  nodes: nodes is forbidden: User "netviewer" cannot list resource "nodes" in API group "" at the cluster scope`,
 			`  servicecidrs: servicecidrs.networking.k8s.io is forbidden: User "netviewer" cannot list resource "servicecidrs" in API group "networking.k8s.io" at the cluster scope`,
 			`  configmaps kube-system/kube-proxy: configmaps "kube-proxy" is forbidden: User "netviewer" cannot get resource "configmaps" in API group "" in the namespace "kube-system"`,
+			`  deployments: deployments.apps is forbidden: User "netviewer" cannot list resource "deployments" in API group "apps" at the cluster scope`,
 			"hint: the permissions the plugin needs are listed in docs/kubectl-plugin.md#permissions",
 		} {
 			Expect(errOut).To(ContainSubstring(what))
@@ -391,8 +396,9 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		Expect(skipped).To(Equal(map[string]string{
 			cli.CheckPodNetwork: "", cli.CheckOverlaps: "nodes could not be read", cli.CheckForeign: "nodes could not be read",
 			cli.CheckWithoutPodCIDRs: "nodes could not be read", cli.CheckAcks: "", cli.CheckAdapterConfig: "",
+			cli.CheckOperator: "deployments could not be read",
 		}))
-		Expect(report.Unreadable).To(HaveLen(4))
+		Expect(report.Unreadable).To(HaveLen(5))
 
 		// --watch says so as soon as it happens, and exits 3 in the end.
 		out2, errOut2 := gbytes.NewBuffer(), gbytes.NewBuffer()
@@ -402,7 +408,7 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 			defer GinkgoRecover()
 			done <- app.Run(wctx, []string{"status", "--watch", "--as", "netviewer", "--kubeconfig", suite.ControlPlane.Cluster.KubeconfigPath}, out2, errOut2, app.Options{})
 		}()
-		Eventually(errOut2).Should(gbytes.Say(`warning: could not read nodes, servicecidrs, configmaps kube-system/kube-proxy, daemonsets kube-system/kube-proxy: the output leaves out what depends on it\n`))
+		Eventually(errOut2).Should(gbytes.Say(`warning: could not read nodes, servicecidrs, configmaps kube-system/kube-proxy, daemonsets kube-system/kube-proxy, deployments: the output leaves out what depends on it\n`))
 		Eventually(out2).Should(gbytes.Say(`Nodes: could not be read`))
 		cancel()
 		Eventually(done).Should(Receive(Equal(app.ExitFailed)))
@@ -630,6 +636,95 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		}
 	})
 
+	It("tells the operator's health: its Deployment's ready replicas and the leader-election Lease", func() {
+		// The objects only: nothing runs them, their status is set by hand.
+		const ns = "podnetwork-system"
+		Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+		labels := map[string]string{cli.OperatorLabel: cli.OperatorName}
+		dep := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "podnetwork-operator", Labels: labels},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: ptr.To[int32](2),
+				Selector: &metav1.LabelSelector{MatchLabels: labels},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "podnetwork-operator:test"}}},
+				},
+			},
+		}
+		Expect(k8sClient.Create(ctx, dep)).To(Succeed())
+		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, dep)).To(Succeed()) })
+		setReady := func(ready int32) {
+			GinkgoHelper()
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(dep), dep)).To(Succeed())
+			dep.Status.Replicas, dep.Status.ReadyReplicas, dep.Status.AvailableReplicas = 2, ready, ready
+			Expect(k8sClient.Status().Update(ctx, dep)).To(Succeed())
+		}
+		renewed := metav1.NewMicroTime(time.Now())
+		lease := &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cli.LeaseName},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("podnetwork-operator-7d9f_1"), LeaseDurationSeconds: ptr.To[int32](15),
+				AcquireTime: &renewed, RenewTime: &renewed},
+		}
+		Expect(k8sClient.Create(ctx, lease)).To(Succeed())
+		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, lease)).To(Succeed()) })
+
+		// Healthy: 2/2 ready, a leader renewing its Lease.
+		setReady(2)
+		code, out, errOut := run("status")
+		Expect(code).To(Equal(app.ExitOK), errOut)
+		Expect(out).To(MatchRegexp(`\nOperator: Deployment podnetwork-system/podnetwork-operator 2/2 ready; leader podnetwork-operator-7d9f_1 for \d+s \(renewed \d+s ago\)\n`))
+		// Whatever else the earlier cases left broken, the operator is fine.
+		_, out, errOut = run("check", "--operator-namespace", ns, "-o", "json")
+		Expect(errOut).To(BeEmpty())
+		var report cli.CheckReport
+		Expect(json.Unmarshal([]byte(out), &report)).To(Succeed())
+		for _, f := range report.Findings {
+			Expect(f.Check).NotTo(Equal(cli.CheckOperator), "%+v", f)
+		}
+		Expect(report.Operator).NotTo(BeNil())
+		Expect(report.Operator.Namespace).To(Equal(ns))
+		Expect(report.Operator.Deployments).To(HaveLen(1))
+		Expect(report.Operator.Deployments[0].ReadyReplicas).To(Equal(int32(2)))
+		Expect(report.Operator.Deployments[0].Lease.Expired).To(BeFalse())
+
+		// The demo's case: the Deployment at 0/2 and the Lease long expired.
+		setReady(0)
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(lease), lease)).To(Succeed())
+		lease.Spec.RenewTime = ptr.To(metav1.NewMicroTime(time.Now().Add(-time.Hour)))
+		Expect(k8sClient.Update(ctx, lease)).To(Succeed())
+		code, out, errOut = run("check")
+		Expect(code).To(Equal(app.ExitProblems), errOut)
+		Expect(out).To(MatchRegexp(`\noperator\s+2 errors\s+Deployment podnetwork-system/podnetwork-operator\n`))
+		Expect(out).To(ContainSubstring("ERROR    operator  deployment/podnetwork-system/podnetwork-operator: 0/2 replicas ready: no operator runs, nothing reconciles"))
+		Expect(out).To(MatchRegexp(`ERROR    operator  lease/podnetwork-system/podnetwork-operator: the Lease held by podnetwork-operator-7d9f_1 expired \d+m(\d+s)? ago: no replica leads`))
+		code, out, errOut = run("status", "-o", "json")
+		Expect(code).To(Equal(app.ExitOK), errOut)
+		var s cli.StatusReport
+		Expect(json.Unmarshal([]byte(out), &s)).To(Succeed())
+		Expect(s.Operator.Deployments).To(HaveLen(1))
+		d := s.Operator.Deployments[0]
+		Expect(d.DesiredReplicas).To(Equal(int32(2)))
+		Expect(d.ReadyReplicas).To(Equal(int32(0)))
+		Expect(d.Lease.Expired).To(BeTrue())
+		Expect(*d.Lease.RenewedSecondsAgo).To(BeNumerically(">=", 3600))
+
+		// Another namespace: no Deployment there, a warning only.
+		code, out, _ = run("status", "--operator-namespace", "elsewhere")
+		Expect(code).To(Equal(app.ExitOK))
+		Expect(out).To(ContainSubstring("\nOperator: no Deployment labelled app.kubernetes.io/name=podnetwork-operator in namespace elsewhere\n"))
+
+		// Allowed the Deployments but not the Leases: it says so, and exits 3.
+		grant("leaseless", []rbacv1.PolicyRule{
+			{APIGroups: []string{"podnetwork.io"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{"", "apps", "networking.k8s.io"}, Resources: []string{"nodes", "pods", "configmaps", "daemonsets", "deployments", "servicecidrs"}, Verbs: []string{"get", "list", "watch"}},
+		})
+		code, out, errOut = run("status", "--as", "leaseless")
+		Expect(code).To(Equal(app.ExitFailed))
+		Expect(out).To(ContainSubstring("\nOperator: Deployment podnetwork-system/podnetwork-operator 0/2 ready; Lease podnetwork-operator could not be read\n"))
+		Expect(errOut).To(ContainSubstring(`  leases podnetwork-system/podnetwork-operator: leases.coordination.k8s.io "podnetwork-operator" is forbidden: User "leaseless" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "podnetwork-system"`))
+	})
+
 	It("reads the nodes in pages", func() {
 		k8sClient.CreateNodes("many", 2*app.PageSize+10)
 		var nodeLists []string
@@ -658,6 +753,36 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 			Expect(q.Get("limit")).To(Equal("500"))
 			Expect(q.Get("continue") != "").To(Equal(i > 0), "page %d: %s", i+1, raw)
 		}
+	})
+
+	It("names the pool that owns an autoscaled range instead of saying there is none, and shows the pool", func() {
+		// The operator is stopped by now: the set is read as it is.
+		set := &v1alpha1.AutoscaledRangeSet{
+			ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.AutoscaledRangeSetName},
+			Spec: &v1alpha1.AutoscaledRangeSetSpec{Ranges: []v1alpha1.AutoscaledRange{
+				{Name: "gpu-1", Pool: "gpu", CIDR: "10.252.0.0/26", NodeMaskSize: 28, AddedTime: ptr.To(metav1.NewTime(t0))},
+			}},
+		}
+		Expect(k8sClient.Create(ctx, set)).To(Succeed())
+		DeferCleanup(func() { Expect(k8sClient.Delete(ctx, set)).To(Succeed()) })
+
+		code, out, errOut := run("plan", "--remove", "gpu-1")
+		Expect(code).To(Equal(app.ExitUsage), out)
+		Expect(out).To(BeEmpty())
+		Expect(errOut).To(HavePrefix(`error: --remove gpu-1: range "gpu-1" is not in spec.ranges: pool gpu of AutoscaledRangeSet default added it, and the autoscaler owns it. To remove it, edit pool gpu in the PodNetwork's spec.autoscaling.pools`))
+		Expect(errOut).NotTo(ContainSubstring("there is no range"))
+
+		code, out, errOut = run("status", "-o", "json")
+		Expect(code).To(Equal(app.ExitOK), errOut)
+		var s cli.StatusReport
+		Expect(json.Unmarshal([]byte(out), &s)).To(Succeed())
+		Expect(s.Autoscaling).NotTo(BeNil())
+		Expect(s.Autoscaling.Pools).To(HaveLen(1))
+		Expect(s.Autoscaling.Pools[0].Name).To(Equal("gpu"))
+		Expect(s.Autoscaling.Pools[0].Ranges).To(Equal([]string{"gpu-1"}))
+		code, out, _ = run("status")
+		Expect(code).To(Equal(app.ExitOK))
+		Expect(out).To(MatchRegexp(`\nAUTOSCALING \(mode Off\)\nPOOL\s+CIDR\s+STATE\s+RANGES.*\ngpu\s+-\s+-\s+gpu-1\s`))
 	})
 })
 
