@@ -27,11 +27,12 @@ limitations under the License.
 // controllers/nodeipam translates watch events into calls of State, writes
 // the results and triggers the work they call for.
 //
-// The issued-block record (record.go, state_record.go) is the set of
-// addresses NodeIPAM handed out, adopted or holds and does not know to be
-// free past their delay; State decides which chunks it must cover before a
-// block is written to a node, what the rebuild quarantines from it, and
-// what it may forget.
+// The block store (record.go, state_record.go, package blockstore) holds
+// the blocks NodeIPAM issued and does not know to be free, and the blocks
+// it freed with their time; State decides which chunks must be issued
+// before a block is written to a node, what the rebuild quarantines from
+// it, and what it may forget. The node reconciler asks State for one step
+// per node (decide.go).
 //
 // # Candidate order
 //

@@ -32,37 +32,30 @@ import (
 	"podnetwork.io/operator/internal/nodeipam/blockstore"
 )
 
-// This file decides the issued-block record: the addresses of every block
-// NodeIPAM handed out, adopted or holds that is not known to be free past
-// its recycle delay. status.quarantine is written at most once per status
-// interval and lists at most 4096 blocks; the record closes the gaps it
-// leaves. It is written before a block outside it is handed out, so after a
-// restart every block in it that no node holds may have been freed moments
-// ago, or while no leader ran, unless status.quarantine lists it with a
-// time recent enough to prove nobody got it since (ListedTrustedSince): the
-// rebuild quarantines it from then (Rebuild.ApplyRecord). A block outside
-// the record has not been handed out since the record dropped it, free past
-// its delay.
+// This file decides the issued set of the block store (docs/nodeipam.md,
+// "The block store"; its wire format is package blockstore): the addresses
+// of every block a node may hold or may have freed since the store was
+// last written. A block is in it before it is written to a node, so after
+// a restart every issued block no node holds may have been freed moments
+// ago, or while no leader ran: the rebuild holds it back from then
+// (Rebuild.ApplyStore). A block outside it was either stored freed with
+// its time, or free past its delay, and nobody handed it out since.
 //
-// The record is a set of addresses, not of blocks of named ranges: a range
-// renamed, expanded into a supernet, or removed and added again with another
-// cidr or nodeMaskSize still finds its blocks in it, and a block counts as
-// recorded as soon as it overlaps the record.
+// The issued set is a set of addresses, not of blocks of named ranges: a
+// range renamed, expanded into a supernet, or removed and added again with
+// another cidr or nodeMaskSize still finds its blocks in it, and a block
+// counts as issued as soon as it overlaps the set.
 //
-// To spare a write per node, it grows by whole aligned chunks of blocks
-// (recordChunks), and the allocator hands out the lowest never-used block
-// first, so chunks fill one after another. The first block handed out in a
-// chunk also asks for the chunk after it (Allocation.RecordAhead), written
-// while the allocations in its own chunk go on, so a burst rarely waits for
-// a record write. Its size is bounded: every
-// outermost tracked range is split into at most 2^recordBudgetBits /
-// (number of such ranges) chunks, so at most 2^15 chunks in all, and a set
-// of N aligned chunks of a range is at most N/2 prefixes (an aligned half
-// either is whole, one prefix, or splits into its own halves), so the record
-// is at most 2^14 prefixes (plus one per range smaller than two chunks), of
-// at most 44 bytes each in EncodeRecord's text: 727 KB at most, below the
-// 1 MiB a ConfigMap may hold and etcd's 1.5 MiB request limit
-// (TestRecordWorstCaseSize).
+// To spare a write per node, it grows by whole aligned chunks of blocks,
+// and the allocator hands out the lowest never-used block first, so chunks
+// fill one after another. The first block handed out in a chunk also asks
+// for the chunk after it (Allocation.RecordAhead), written while the
+// allocations in its own chunk go on, so a burst rarely waits for a store
+// write. Trimming (TrimRecord) keeps exactly the held blocks and those two
+// chunks per range. Every outermost tracked range is split into at most
+// 2^recordBudgetBits / (number of such ranges) chunks. The text format
+// below (EncodeRecord, DecodeRecord) is the issued-block record of older
+// releases, read once when there is no block store.
 
 // Record keys: the text of the record is stored per IP family.
 const (

@@ -34,9 +34,9 @@ import (
 const MaxReportedConflicts = 20
 
 // MaxStatusQuarantine is how many blocks status.quarantine lists (its
-// MaxItems). More blocks may be quarantined: the running leader remembers
-// them all, and after a restart the issued-block record quarantines the
-// ones the status does not list, from the rebuild.
+// MaxItems), a report. More blocks may be quarantined: the running leader
+// remembers them all, and after a restart the block store quarantines the
+// ones the status does not list, as it says.
 const MaxStatusQuarantine = 4096
 
 // Report is the part of the PodNetwork status NodeIPAM owns

@@ -27,14 +27,14 @@ import (
 	"podnetwork.io/operator/internal/nodeipam/blockstore"
 )
 
-// This file holds what State does for the issued-block record (record.go):
+// This file holds what State does for the block store (record.go):
 // which blocks it must cover before they are written to a node, what one
 // write stores, and what it may forget.
 
-// ErrRecordRewritten means someone else wrote the issued-block record since
+// ErrRecordRewritten means someone else wrote the block store since
 // this leader's last write (JudgeRecord): NodeIPAM allocates nothing until
 // it has rebuilt its state from the API (Suspend, then Open).
-var ErrRecordRewritten = errors.New("the issued-block record was rewritten by another client; NodeIPAM allocates nothing until it has rebuilt its state from the API")
+var ErrRecordRewritten = errors.New("the block store was rewritten by another client; NodeIPAM allocates nothing until it has rebuilt its state from the API")
 
 // RecordOutcome is what became of a write of the record.
 type RecordOutcome int
