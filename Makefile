@@ -356,7 +356,7 @@ CHAOS_FLAGS ?=
 
 .PHONY: chaos-build
 chaos-build: ## Build the operator, the operator with the seeded bugs, and the chaos runner (bin/chaos/chaos).
-	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager >/dev/null
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
 	@$(MAKE) --no-print-directory kwok
 	$(GO) build -o bin/manager .
 	$(GO) build -tags chaosbug -o bin/manager-chaosbug .
@@ -402,7 +402,7 @@ bench-micro: benchstat ## Allocator and rebuild microbenchmarks against kube-con
 
 .PHONY: bench-e2e
 bench-e2e: ## End-to-end node CIDR comparison on a local control plane (BENCH_FLAGS=-quick for a short run).
-	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager >/dev/null
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
 	$(GO) build -trimpath -buildvcs=false -o bin/manager .
 	@mkdir -p $(BENCH_DIR)
 	cd test/bench && $(GO) build -o $(BENCH_DIR)/nodecidr ./cmd/nodecidr

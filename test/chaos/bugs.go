@@ -50,10 +50,11 @@ type SeededBug struct {
 var SeededBugs = []SeededBug{
 	{Name: chaosbug.SkipQuarantine, Invariant: history.InvRecycleDelay, What: "a released block skips quarantine inside one leader"},
 	{Name: chaosbug.RebuildIgnoresRecord, Invariant: history.InvRecycleDelay,
-		What: "a rebuild does not quarantine the issued-block record's unheld blocks, trusting status.quarantine alone"},
+		What: "a rebuild holds back nothing, so the block store's issued blocks no node holds are handed out at once"},
 	{Name: chaosbug.StaleRebuildFreedAt, Invariant: history.InvRecycleDelay,
-		What:     "a rebuild trusts an old status.quarantine freedAt for a recorded, unheld block",
-		NotInAll: "it needs a block reused and freed again within one status write before a fail-over, which seed 1 of the short run never does (114 reuses across a fail-over, none early)"},
+		What: "a rebuild keeps a restored per-block freed time however old, instead of holding the block back",
+		NotInAll: "it needs a restored freed time overlapping a run the rebuild holds back, which the block store's disjoint issued and freed sets never give " +
+			"(only the upgrade from the issued-block record and status.quarantine could); before the store, seed 1 of the short run reused 114 blocks across a fail-over against it, none early"},
 	{Name: chaosbug.UnfencedWrite, Invariant: history.InvWriteWithoutLease, What: "the write fence lets writes through without the lease"},
 	{Name: chaosbug.PrematureActivation, Invariant: history.InvActivationAcked, What: "a Pending range becomes Active once any required consumer accepted it"},
 }

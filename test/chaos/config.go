@@ -18,6 +18,7 @@ package chaos
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"podnetwork.io/operator/test/chaos/faultproxy"
@@ -39,10 +40,36 @@ type Config struct {
 	// create up to Nodes and delete a share of them.
 	Nodes int
 	Waves int
-	// NodeMaskSize is the block size of every range (the ranges are /16s).
+	// NodeMaskSize is the block size of every IPv4 range (the ranges are
+	// /16s); an IPv6 twin has as many /64 blocks (ranges.go).
 	NodeMaskSize int32
-	// RecycleDelaySeconds is the PodNetwork's quarantine.
+	// RecycleDelaySeconds is the PodNetwork's quarantine at the start.
 	RecycleDelaySeconds int32
+	// ReuseOldestAt, when set, is the fraction of the fault window at which
+	// the PodNetwork switches to whenExhausted ReuseOldest; ZeroDelayAt,
+	// when set, the fraction at which it switches back to Wait with
+	// recycleDelaySeconds 0. recycle-delay judges a reuse by the policy the
+	// PodNetwork had when the reuse landed: none under ReuseOldest, any gap
+	// under delay 0.
+	ReuseOldestAt, ZeroDelayAt float64
+
+	// Families are the IP families of the ranges: IPv4, IPv6 or DualStack
+	// (every range and its IPv6 twin; a tenth of the nodes are IPv4-only
+	// and a tenth IPv6-only, selected by the ranges' nodeSelectors, the
+	// rest get both).
+	Families Families
+	// Adapters runs the kube-proxy and flannel adapters (two more
+	// required consumers) against ConfigMaps and DaemonSets shaped like
+	// kubeadm's and flannel's; the DaemonSets select AdapterNodes of the
+	// node names (a few dozen, so the pods stay cheap at 5,000 nodes),
+	// which kube-controller-manager's DaemonSet controller, kube-scheduler
+	// and kwok run. Rollouts churn with the nodes.
+	Adapters     bool
+	AdapterNodes int
+	// Autoscaler sets spec.autoscaling to Auto with a pool per family
+	// (autoscale.go) serving a tenth of the nodes: it adds, expands,
+	// consolidates and gives back ranges while everything else goes on.
+	Autoscaler bool
 
 	// Process faults over the window, at seeded random moments.
 	LeaderKills       int
@@ -80,23 +107,40 @@ const (
 )
 
 // Short is the configuration `make chaos-short` (and CI) runs: every fault
-// kind, every code path, fixed seeds, about a minute of faults. Its /23
-// blocks are 128 per /16 range, 384 in a, b and c together, fewer than the
-// run assigns (540 to 720): the never-used blocks run out and freed ones are
-// reused, many after a fail-over (ReuseProblems requires both); six waves,
-// 12.5s apart, longer than the recycle delay, so the blocks one wave frees
-// are reusable by the next (with four, seed 1 reused as few as 24). While c
-// is out of the spec, a and b hold 256, so some nodes wait for c to return.
+// kind, every code path, fixed seeds, about a minute of faults. Dual-stack
+// (IPv4, IPv6 and dual-stack nodes), the adapters on a few nodes and the
+// autoscaler in Auto mode, at little cost in time: a run lasts as long as
+// its fault window whatever it holds.
+//
+// Its /23 blocks are 128 per /16 range, 384 in a, b and c together (as
+// many /64s in their IPv6 twins), far fewer than the blocks of each family
+// a run assigns (about 700): the never-used blocks run out and freed ones
+// are reused, many after a fail-over (ReuseProblems requires both); six
+// waves, 12.5s apart, longer than the recycle delay, so the blocks one wave
+// frees are reusable by the next. While c is out of the spec, a and b hold
+// 256 blocks a family, fewer than the 272 nodes of a family a full wave of
+// 340 brings (a tenth of the nodes hold only the other family, a tenth take
+// the autoscaler's pools first). The first four waves run under
+// whenExhausted Wait with a 10s delay (recycle-delay and the rebuild's
+// quarantine are judged there, and the seeded bugs are caught there), the
+// fifth, full, under ReuseOldest (every free block is quarantined: early
+// reuses are legal and counted), the sixth with recycleDelaySeconds 0.
 func Short(seed int64) Config {
 	return Config{
 		Name:                "short",
 		Seed:                seed,
 		FaultWindow:         75 * time.Second,
 		RecoverTimeout:      90 * time.Second,
-		Nodes:               300,
+		Nodes:               340,
 		Waves:               6,
 		NodeMaskSize:        23,
 		RecycleDelaySeconds: 10,
+		ReuseOldestAt:       0.58,
+		ZeroDelayAt:         0.78,
+		Families:            DualStack,
+		Adapters:            true,
+		AdapterNodes:        20,
+		Autoscaler:          true,
 		LeaderKills:         4,
 		StandbyKills:        2,
 		LeaderPauses:        2,
@@ -110,7 +154,8 @@ func Short(seed int64) Config {
 }
 
 // Long is the acceptance run: 5,000 nodes, 100 leader kills, 10 apiserver
-// and 5 etcd restarts. It is not part of CI.
+// and 5 etcd restarts, dual-stack, the adapters on 50 node names and the
+// autoscaler on. It is not part of CI.
 func Long(seed int64) Config {
 	c := Short(seed)
 	c.Name = "long"
@@ -119,6 +164,7 @@ func Long(seed int64) Config {
 	c.Nodes = 5000
 	c.Waves = 10
 	c.NodeMaskSize = 28
+	c.AdapterNodes = 50
 	c.LeaderKills = 110 // a kill finds no leader when it comes during a long apiserver outage
 	c.StandbyKills = 20
 	c.LeaderPauses = 10
@@ -147,6 +193,41 @@ func proxyFaults() faultproxy.Config {
 		MinWatchCut:  2 * time.Second,
 		MaxWatchCut:  30 * time.Second,
 	}
+}
+
+// Features says in words what the run holds besides the faults, for the
+// report: the families, the adapters, the autoscaler and the allocation
+// policy over the window.
+func (c Config) Features() string {
+	var parts []string
+	switch c.Families {
+	case DualStack:
+		parts = append(parts, "dual-stack ranges (IPv4-only, IPv6-only and dual-stack nodes)")
+	case IPv6:
+		parts = append(parts, "IPv6 ranges")
+	default:
+		parts = append(parts, "IPv4 ranges")
+	}
+	if c.Adapters {
+		adapterNames := 0
+		for i := range poolSize(c) {
+			if nodeLabels(c, i)[adapterLabel] != "" {
+				adapterNames++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("kube-proxy and flannel adapters (DaemonSets on %d node names)", adapterNames))
+	}
+	if c.Autoscaler {
+		parts = append(parts, "autoscaler Auto")
+	}
+	policy := fmt.Sprintf("Wait, delay %ds", c.RecycleDelaySeconds)
+	if c.ReuseOldestAt > 0 {
+		policy += fmt.Sprintf("; ReuseOldest from %.0f%%", 100*c.ReuseOldestAt)
+	}
+	if c.ZeroDelayAt > 0 {
+		policy += fmt.Sprintf("; Wait, delay 0 from %.0f%%", 100*c.ZeroDelayAt)
+	}
+	return strings.Join(append(parts, policy), ", ")
 }
 
 // ForName returns the named configuration.

@@ -22,18 +22,29 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/framework/invariants/history"
 )
 
 // dump writes what a run did into its work directory, for diagnosing a
 // failure next to the processes' logs: faults.txt (the process faults as
 // they happened), writes.jsonl (every mutating request of the operators,
-// as the proxy logged it) and history.md (the checker's tables and every
-// violation).
-func dump(dir string, res *Result) error {
+// as the proxy logged it), history.md (the checker's tables and every
+// violation) and final.json (the PodNetwork, the consumers and the
+// AutoscaledRangeSet as last recorded: what a run that did not settle was
+// waiting for).
+func dump(dir string, res *Result, events []framework.Event) error {
+	if err := dumpFinal(dir, events); err != nil {
+		return err
+	}
 	var b strings.Builder
 	b.WriteString(history.Table(res.Report))
 	for _, v := range res.Report.Violations {
@@ -64,4 +75,40 @@ func dump(dir string, res *Result) error {
 		}
 	}
 	return errors.Join(faults.Close(), writes.Close())
+}
+
+// dumpFinal writes final.json: the last recorded state of every object
+// that is not a Node or a Lease.
+func dumpFinal(dir string, events []framework.Event) error {
+	last := map[string]client.Object{}
+	var keys []string
+	for _, ev := range events {
+		switch ev.Object.(type) {
+		case *corev1.Node, *coordinationv1.Lease:
+			continue
+		}
+		key := fmt.Sprintf("%T %s", ev.Object, ev.Object.GetName())
+		if _, seen := last[key]; !seen {
+			keys = append(keys, key)
+		}
+		last[key] = ev.Object
+		if ev.Deleted {
+			last[key] = nil
+		}
+	}
+	slices.Sort(keys)
+	var objs []client.Object
+	for _, k := range keys {
+		if o := last[k]; o != nil {
+			objs = append(objs, o)
+		}
+	}
+	data, err := json.MarshalIndent(objs, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding final.json: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "final.json"), data, 0o644); err != nil { //nolint:gosec // a report
+		return fmt.Errorf("writing final.json: %w", err)
+	}
+	return nil
 }

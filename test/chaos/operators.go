@@ -55,6 +55,8 @@ type operators struct {
 	cluster *cluster.Cluster
 	proxy   *faultproxy.Proxy
 	binary  string
+	// args are the operator's flags beyond those of leader election.
+	args []string
 	// reader reads the Lease (from the recording apiserver, which no fault
 	// touches).
 	reader client.Reader
@@ -96,7 +98,7 @@ func (o *operators) run(name string, gen int) (*replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	kubeconfig, err := writeKubeconfig(filepath.Join(o.cluster.WorkDir, process+".kubeconfig"), url)
+	kubeconfig, err := writeKubeconfig(filepath.Join(o.cluster.WorkDir, process+".kubeconfig"), url, o.proxy.CAData())
 	if err != nil {
 		return nil, err
 	}
@@ -105,16 +107,17 @@ func (o *operators) run(name string, gen int) (*replica, error) {
 	if o.stopping {
 		return nil, errStopping
 	}
-	proc, err := o.cluster.Run(process, o.binary,
-		"--kubeconfig="+kubeconfig,
+	args := append([]string{
+		"--kubeconfig=" + kubeconfig,
 		"--leader-elect=true",
-		"--leader-election-namespace="+LeaseNamespace,
-		"--leader-election-lease-duration="+LeaseDuration.String(),
-		"--leader-election-renew-deadline="+RenewDeadline.String(),
-		"--leader-election-retry-period="+RetryPeriod.String(),
+		"--leader-election-namespace=" + LeaseNamespace,
+		"--leader-election-lease-duration=" + LeaseDuration.String(),
+		"--leader-election-renew-deadline=" + RenewDeadline.String(),
+		"--leader-election-retry-period=" + RetryPeriod.String(),
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
-	)
+	}, o.args...)
+	proc, err := o.cluster.Run(process, o.binary, args...)
 	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", process, err)
 	}
@@ -242,11 +245,12 @@ func (o *operators) processes() int {
 	return o.starts
 }
 
-// writeKubeconfig writes a kubeconfig for a plain-HTTP proxy listener: no
-// credentials, the proxy authenticates upstream.
-func writeKubeconfig(path, server string) (string, error) {
+// writeKubeconfig writes a kubeconfig for a proxy listener: HTTPS with the
+// proxy's CA, so the operator's client speaks HTTP/2 to it as to an
+// apiserver; no credentials, the proxy authenticates upstream.
+func writeKubeconfig(path, server string, caData []byte) (string, error) {
 	kc := clientcmdapi.NewConfig()
-	kc.Clusters["chaos"] = &clientcmdapi.Cluster{Server: server}
+	kc.Clusters["chaos"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caData}
 	kc.AuthInfos["chaos"] = &clientcmdapi.AuthInfo{}
 	kc.Contexts["chaos"] = &clientcmdapi.Context{Cluster: "chaos", AuthInfo: "chaos"}
 	kc.CurrentContext = "chaos"

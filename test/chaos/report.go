@@ -63,6 +63,7 @@ func Markdown(results []*Result, command string, machine string) string {
 			return strings.Replace(v.String(), "caught by ", "", 1)
 		})
 	}
+	row("what it holds", func(r *Result) string { return r.Config.Features() })
 	row("seed", func(r *Result) string { return fmt.Sprint(r.Config.Seed) })
 	row("operator binary", func(r *Result) string { return "`" + r.Binary + "`" })
 	row("duration (cluster start to checks)", func(r *Result) string { return r.Duration.Round(time.Second).String() })
@@ -77,7 +78,9 @@ func Markdown(results []*Result, command string, machine string) string {
 			return fmt.Sprintf("%d (of %d planned; no target for the rest)", done, planned)
 		})
 	}
-	row("operator API requests through the proxy", func(r *Result) string { return fmt.Sprint(r.Proxy.Requests) })
+	row("operator API requests through the proxy / over HTTP/2 / connections", func(r *Result) string {
+		return fmt.Sprintf("%d / %d / %d", r.Proxy.Requests, r.Proxy.HTTP2, r.Proxy.Connections)
+	})
 	row("requests answered with an injected error or reset", func(r *Result) string {
 		return fmt.Sprintf("%d (%.1f%%)", r.Proxy.Injected(), 100*float64(r.Proxy.Injected())/float64(max(1, r.Proxy.Requests)))
 	})
@@ -92,9 +95,26 @@ func Markdown(results []*Result, command string, machine string) string {
 	row("recorded changes / operator writes", func(r *Result) string {
 		return fmt.Sprintf("%d / %d", r.Report.Counts[history.CountObservations], len(r.Writes))
 	})
-	row("podCIDRs assigned / freed blocks reused / of them across a fail-over", func(r *Result) string {
+	row("podCIDRs assigned / freed blocks reused / of them across a fail-over / early under ReuseOldest", func(r *Result) string {
 		reuses, across := r.Reuses()
-		return fmt.Sprintf("%d / %d / %d", r.Report.Counts[history.CountAssigned], reuses, across)
+		return fmt.Sprintf("%d / %d / %d / %d", r.Report.Counts[history.CountAssigned], reuses, across, r.Report.Counts[history.CountEarlyReusesReuseOldest])
+	})
+	row("nodes given podCIDRs: dual-stack / IPv4 only / IPv6 only", func(r *Result) string {
+		c := r.Report.Counts
+		return fmt.Sprintf("%d / %d / %d", c[history.CountDualStackNodes], c[history.CountIPv4OnlyNodes], c[history.CountIPv6OnlyNodes])
+	})
+	row("ranges the autoscaler added / removed", func(r *Result) string {
+		if !r.Config.Autoscaler {
+			return "off"
+		}
+		return fmt.Sprintf("%d / %d", r.AutoscaledAdded, r.AutoscaledRemoved)
+	})
+	row("adapter writes landed: ConfigMaps / DaemonSets", func(r *Result) string {
+		if !r.Config.Adapters {
+			return "off"
+		}
+		cms, dss := r.adapterWrites()
+		return fmt.Sprintf("%d / %d", cms, dss)
 	})
 	row("stale writes (sent without the lease) / of them landed", func(r *Result) string {
 		return fmt.Sprintf("%d / %d%s", r.Report.Counts[history.CountStaleWrites], r.Report.Counts[history.CountStaleLanded], staleKinds(r.Report))
@@ -154,9 +174,9 @@ func faultName(f faultproxy.Fault) string {
 	case faultproxy.ErrorAfter503:
 		return "503 after the apiserver acted"
 	case faultproxy.ResetBefore:
-		return "connection reset before forwarding"
+		return "reset before forwarding (the stream alone on HTTP/2)"
 	case faultproxy.ResetAfter:
-		return "connection reset after the apiserver acted"
+		return "reset after the apiserver acted (the stream alone on HTTP/2)"
 	case faultproxy.WatchCut:
 		return "watches cut (not counted above)"
 	}

@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/chaos/faultproxy"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/framework/invariants/history"
@@ -59,6 +60,9 @@ type Result struct {
 	Processes int
 
 	NodesCreated, NodesDeleted, PeakNodes int
+	// AutoscaledAdded and AutoscaledRemoved count the ranges that entered
+	// and left AutoscaledRangeSet default.
+	AutoscaledAdded, AutoscaledRemoved int
 	// HistoryErr is a gap in the recorded history.
 	HistoryErr error
 
@@ -124,6 +128,23 @@ func (r *Result) Details() []string {
 	return out
 }
 
+// adapterWrites counts the operators' landed writes of the adapters'
+// ConfigMaps and DaemonSets: a configuration and a rollout each.
+func (r *Result) adapterWrites() (configMaps, daemonSets int) {
+	for _, w := range r.Writes {
+		if w.Code < 200 || w.Code >= 300 {
+			continue
+		}
+		switch {
+		case w.Resource == "configmaps" && (w.Name == kubeProxyName && w.Namespace == kubeProxyNamespace || w.Name == flannelConfigMap):
+			configMaps++
+		case w.Resource == "daemonsets" && (w.Name == kubeProxyName || w.Name == flannelDaemonSet):
+			daemonSets++
+		}
+	}
+	return configMaps, daemonSets
+}
+
 // FaultCounts counts the performed process faults by kind.
 func (r *Result) FaultCounts() map[Kind]int {
 	out := map[Kind]int{}
@@ -145,14 +166,34 @@ func (r *run) collect(res *Result, events []framework.Event) {
 	res.Processes = r.ops.processes()
 	res.NodesCreated, res.NodesDeleted = r.storm.counts()
 	live := map[string]bool{}
+	declared := map[string]bool{} // the autoscaler's ranges, "name cidr"
 	for _, ev := range events {
-		if o, ok := ev.Object.(*corev1.Node); ok {
+		switch o := ev.Object.(type) {
+		case *corev1.Node:
 			if ev.Deleted {
 				delete(live, o.Name)
 			} else {
 				live[o.Name] = true
 			}
 			res.PeakNodes = max(res.PeakNodes, len(live))
+		case *v1alpha1.AutoscaledRangeSet:
+			now := map[string]bool{}
+			if !ev.Deleted && o.Spec != nil {
+				for _, ar := range o.Spec.Ranges {
+					now[ar.Name+" "+string(ar.CIDR)] = true
+				}
+			}
+			for k := range now {
+				if !declared[k] {
+					res.AutoscaledAdded++
+				}
+			}
+			for k := range declared {
+				if !now[k] {
+					res.AutoscaledRemoved++
+				}
+			}
+			declared = now
 		}
 	}
 	res.Report = check(events, res)

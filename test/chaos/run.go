@@ -19,8 +19,11 @@ limitations under the License.
 // control plane, a node storm, range edits and three consumers, while
 // leaders are killed and paused, kube-apiserver and etcd restart and a
 // proxy between the operators and the apiserver injects errors, resets,
-// latency and cut watches. Every change of Nodes, PodNetworks,
-// PodNetworkConsumers and the leader Lease is recorded from an apiserver no
+// latency and cut watches, stream by stream over HTTP/2. The ranges are
+// dual-stack, the kube-proxy and flannel adapters and the autoscaler run,
+// and the allocation policy moves from Wait to ReuseOldest to a delay of
+// 0. Every change of Nodes, PodNetworks, PodNetworkConsumers,
+// AutoscaledRangeSets and the leader Lease is recorded from an apiserver no
 // fault touches, every write of the operators is logged by the proxy, and
 // the invariants are checked over the whole history. docs/reliability.md
 // describes it.
@@ -42,6 +45,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -123,7 +127,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (_ *Result, err error) {
 	defer restore()
 	r := &run{cfg: cfg, opts: opts, plan: Schedule(cfg), skipped: map[Kind]int{}, wlog: &faultproxy.Log{}}
 	start := time.Now()
-	progress("%s: %s run, seed %d, work dir %s", opts.Label, cfg.Name, cfg.Seed, opts.WorkDir)
+	progress("%s: %s run (%s), seed %d, work dir %s", opts.Label, cfg.Name, cfg.Features(), cfg.Seed, opts.WorkDir)
 	res, err := r.run(ctx)
 	if res != nil {
 		res.Duration = time.Since(start)
@@ -165,6 +169,7 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 		framework.Watched{List: &v1alpha1.PodNetworkList{}},
 		framework.Watched{List: &v1alpha1.PodNetworkConsumerList{}},
 		framework.Watched{List: &coordinationv1.LeaseList{}, Namespace: LeaseNamespace},
+		framework.Watched{List: &v1alpha1.AutoscaledRangeSetList{}},
 	)
 	if err != nil {
 		return nil, err
@@ -218,8 +223,9 @@ func (r *run) run(ctx context.Context) (*Result, error) {
 	}
 	hist.Stop()
 	res.HistoryErr = hist.Err()
-	r.collect(res, hist.Events())
-	if err := dump(r.opts.WorkDir, res); err != nil {
+	events := hist.Events()
+	r.collect(res, events)
+	if err := dump(r.opts.WorkDir, res, events); err != nil {
 		progress("%s: %v", r.opts.Label, err)
 	}
 	return res, nil
@@ -264,6 +270,11 @@ func (r *run) startCluster() error {
 		// The node controllers that write nodes beside NodeIPAM: taints and
 		// conditions (nodelifecycle), the ttl annotation (ttl).
 		kcm := cluster.ControllerManagerOptions{Controllers: []string{"nodelifecycle", "ttl", "garbagecollector"}}
+		if r.cfg.Adapters {
+			// The adapters' DaemonSets: the controller makes their pods,
+			// kube-scheduler binds them, kwok runs them.
+			kcm.Controllers = append(kcm.Controllers, "daemonset")
+		}
 		if r.cfg.KwokHeartbeat > 0 {
 			kcm.Args = map[string]string{"node-monitor-grace-period": (3 * r.cfg.KwokHeartbeat).String()}
 		}
@@ -271,10 +282,18 @@ func (r *run) startCluster() error {
 			return errors.Join(err, r.c.Stop())
 		}
 	}
+	if r.cfg.Adapters {
+		if !r.cfg.ControllerManager || !r.cfg.Kwok {
+			return errors.Join(errors.New("the adapters need kube-controller-manager and kwok to run their DaemonSets"), r.c.Stop())
+		}
+		if err := r.c.StartScheduler(); err != nil {
+			return errors.Join(err, r.c.Stop())
+		}
+	}
 	if r.cfg.Kwok {
 		opts := cluster.KwokOptions{}
-		if r.cfg.KwokHeartbeat > 0 {
-			if opts.StagesFile, err = kwokStages(root, r.opts.WorkDir, r.cfg.KwokHeartbeat); err != nil {
+		if r.cfg.KwokHeartbeat > 0 || r.cfg.Adapters {
+			if opts.StagesFile, err = kwokStages(root, r.opts.WorkDir, r.cfg.KwokHeartbeat, r.cfg.Adapters); err != nil {
 				return errors.Join(err, r.c.Stop())
 			}
 		}
@@ -286,23 +305,62 @@ func (r *run) startCluster() error {
 }
 
 // kwokStages writes a copy of bin/kwok-stages.yaml whose node heartbeats
-// come every heartbeat to 1.5 times heartbeat.
-func kwokStages(root, dir string, heartbeat time.Duration) (string, error) {
+// come every heartbeat to 1.5 times heartbeat (when set), and, with
+// noNetworkCondition, whose nodes never report NetworkUnavailable: kwok
+// reports it False (RouteCreated) from its own list of conditions at every
+// heartbeat, which would overwrite the FlannelIsUp stamp of
+// adapterKubelet, where a kubelet leaves that condition to the network
+// plugin.
+func kwokStages(root, dir string, heartbeat time.Duration, noNetworkCondition bool) (string, error) {
 	data, err := os.ReadFile(filepath.Join(root, "bin", "kwok-stages.yaml"))
 	if err != nil {
 		return "", fmt.Errorf("reading kwok's stages (make kwok writes them): %w", err)
 	}
-	const delay = "durationMilliseconds: 20000\n    jitterDurationMilliseconds: 25000"
-	if !strings.Contains(string(data), delay) {
-		return "", fmt.Errorf("kwok's node heartbeat stage no longer has %q", delay)
+	out := string(data)
+	if heartbeat > 0 {
+		const delay = "durationMilliseconds: 20000\n    jitterDurationMilliseconds: 25000"
+		if !strings.Contains(out, delay) {
+			return "", fmt.Errorf("kwok's node heartbeat stage no longer has %q", delay)
+		}
+		out = strings.Replace(out, delay, fmt.Sprintf("durationMilliseconds: %d\n    jitterDurationMilliseconds: %d",
+			heartbeat.Milliseconds(), heartbeat.Milliseconds()*3/2), 1)
 	}
-	out := strings.Replace(string(data), delay, fmt.Sprintf("durationMilliseconds: %d\n    jitterDurationMilliseconds: %d",
-		heartbeat.Milliseconds(), heartbeat.Milliseconds()*3/2), 1)
+	if noNetworkCondition {
+		if out, err = withoutNetworkCondition(out); err != nil {
+			return "", err
+		}
+	}
 	path := filepath.Join(dir, "kwok-stages.yaml")
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil { //nolint:gosec // configuration
 		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// withoutNetworkCondition makes every "range NodeConditions" loop of kwok's
+// stages skip NetworkUnavailable: node-initialize and node-heartbeat.
+func withoutNetworkCondition(stages string) (string, error) {
+	const loop, end = "{{ range NodeConditions }}", "{{ end }}"
+	var b strings.Builder
+	n := 0
+	for {
+		i := strings.Index(stages, loop)
+		if i < 0 {
+			break
+		}
+		j := strings.Index(stages[i:], end)
+		if j < 0 {
+			return "", errors.New("kwok's stages: a range over NodeConditions without its end")
+		}
+		b.WriteString(stages[:i] + loop + `{{ if ne .type "NetworkUnavailable" }}` + stages[i+len(loop):i+j] + end + end)
+		stages = stages[i+j+len(end):]
+		n++
+	}
+	if n != 2 {
+		return "", fmt.Errorf("kwok's stages range over NodeConditions %d times, not twice (node-initialize and node-heartbeat)", n)
+	}
+	b.WriteString(stages)
+	return b.String(), nil
 }
 
 // startWorkload creates the namespace and the PodNetwork, and starts the
@@ -312,12 +370,20 @@ func (r *run) startWorkload(ctx context.Context) error {
 	if err := r.admin.Create(ctx, ns); err != nil {
 		return fmt.Errorf("creating namespace %s: %w", LeaseNamespace, err)
 	}
-	for _, n := range initialRanges {
-		r.spec = append(r.spec, specRange(n, r.cfg.NodeMaskSize))
-	}
-	pn := framework.PodNetwork().Ranges(r.spec...).RecycleDelaySeconds(r.cfg.RecycleDelaySeconds).Obj()
+	r.spec = r.cfg.initialSpec()
+	pn := framework.PodNetwork().Ranges(r.spec...).RecycleDelaySeconds(r.cfg.RecycleDelaySeconds).
+		WhenExhausted(v1alpha1.WhenExhaustedWait).Obj()
+	pn.Spec.Autoscaling = autoscaling(r.cfg)
 	if err := r.admin.Create(ctx, pn); err != nil {
 		return fmt.Errorf("creating the PodNetwork: %w", err)
+	}
+	var flags []string
+	if r.cfg.Adapters {
+		if err := createAdapterFixtures(ctx, r.admin, r.cfg.Families); err != nil {
+			return err
+		}
+		go adapterKubelet(ctx, r.admin)
+		flags = append(flags, adapterFlags...)
 	}
 	var err error
 	if r.proxy, err = faultproxy.New(r.c.Config, r.cfg.Proxy, r.wlog); err != nil {
@@ -327,8 +393,8 @@ func (r *run) startWorkload(ctx context.Context) error {
 	if err := r.cons.start(ctx, r.c.Config); err != nil {
 		return err
 	}
-	r.storm = newStorm(r.admin, r.cfg.Seed, r.cfg.Nodes, r.cfg.Kwok)
-	r.ops = &operators{cluster: r.c, proxy: r.proxy, binary: r.opts.Binary, reader: r.rec, log: r.wlog}
+	r.storm = newStorm(r.admin, r.cfg)
+	r.ops = &operators{cluster: r.c, proxy: r.proxy, binary: r.opts.Binary, args: flags, reader: r.rec, log: r.wlog}
 	return r.ops.start(ctx, "a", "b")
 }
 
@@ -399,17 +465,70 @@ func hardness(hard bool) string {
 	return "(SIGTERM)"
 }
 
-// runSteps runs the node waves and range edits at their times. While "c"
-// is out of the spec every wave also deletes the nodes holding its blocks.
+// waitServed waits, up to 25s, until NodeIPAM has served the nodes of a
+// wave as far as it can: one replica has led for 6s (a new leader rebuilds
+// first) and the nodes without podCIDRs have not become fewer for 3s while
+// it did. It returns how many nodes still wait.
+func (r *run) waitServed(ctx context.Context) int {
+	deadline := time.Now().Add(25 * time.Second)
+	best, since := -1, time.Now()
+	var leader *replica
+	leaderSince := time.Now()
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(500 * time.Millisecond)
+		if l := r.ops.leader(ctx); l == nil || l != leader {
+			leader, leaderSince, since = l, time.Now(), time.Now()
+			continue
+		}
+		var nodes corev1.NodeList
+		if err := r.admin.List(ctx, &nodes); err != nil {
+			since = time.Now()
+			continue
+		}
+		n := 0
+		for _, node := range nodes.Items {
+			if len(node.Spec.PodCIDRs) == 0 {
+				n++
+			}
+		}
+		if best < 0 || n < best {
+			best, since = n, time.Now()
+		}
+		if time.Since(since) >= 3*time.Second && time.Since(leaderSince) >= 6*time.Second {
+			return best
+		}
+	}
+	return best
+}
+
+// minStepGap is the least time between the end of a step and the start of
+// the next: a step slowed by an apiserver or etcd restart (each retries
+// until it succeeds) must not run the next ones back to back, or the wave
+// under ReuseOldest would be followed at once by the switch to a delay of
+// 0, before NodeIPAM served its nodes.
+const minStepGap = 4 * time.Second
+
+// runSteps runs the node waves and range edits at their times, each at
+// least minStepGap after the previous one ended. While "c" is out of the
+// spec every wave also deletes the nodes holding its blocks.
 func (r *run) runSteps(ctx context.Context, start time.Time) {
+	var last time.Time
 	for _, s := range r.plan.Steps {
-		if !sleepUntil(ctx, start.Add(s.At)) {
+		at := start.Add(s.At)
+		if earliest := last.Add(minStepGap); at.Before(earliest) {
+			at = earliest
+		}
+		if !sleepUntil(ctx, at) {
 			return
 		}
 		if s.Wave > 0 {
-			r.storm.wave(ctx, s.Wave == (r.cfg.Waves+1)/2)
+			r.storm.wave(ctx, s.Full)
 			created, deleted := r.storm.counts()
 			progress("%s: node wave %d: %d nodes (%d created, %d deleted so far)", r.opts.Label, s.Wave, len(r.storm.nodes), created, deleted)
+			if s.WaitServed {
+				waiting := r.waitServed(ctx)
+				progress("%s: node wave %d served, %d nodes wait for a block", r.opts.Label, s.Wave, waiting)
+			}
 		} else {
 			if err := r.edit(ctx, s.Edit); err != nil {
 				progress("%s: %s: %v", r.opts.Label, s.Edit, err)
@@ -417,11 +536,16 @@ func (r *run) runSteps(ctx context.Context, start time.Time) {
 			}
 			progress("%s: %s", r.opts.Label, s.Edit)
 		}
-		if !r.inSpec("c") {
-			if n := r.storm.deleteHolders(ctx, netip.MustParsePrefix(rangeCIDRs["c"])); n > 0 {
-				progress("%s: deleted %d nodes holding blocks of c", r.opts.Label, n)
+		if c := r.cfg.ranges("c"); !r.inSpec(c[0]) {
+			var prefixes []netip.Prefix
+			for _, name := range c {
+				prefixes = append(prefixes, r.cfg.rangePrefix(name))
+			}
+			if n := r.storm.deleteHolders(ctx, prefixes...); n > 0 {
+				progress("%s: deleted %d nodes holding blocks of %s", r.opts.Label, n, strings.Join(c, " and "))
 			}
 		}
+		last = time.Now()
 	}
 }
 
@@ -431,14 +555,24 @@ func (r *run) edit(ctx context.Context, e RangeEdit) error {
 		if err := r.admin.Get(ctx, client.ObjectKey{Name: v1alpha1.PodNetworkName}, pn); err != nil {
 			return err
 		}
-		pn.Spec.Ranges = edited(pn.Spec.Ranges, e, r.cfg.NodeMaskSize)
+		pn.Spec.Ranges = r.cfg.edited(pn.Spec.Ranges, e)
+		if pn.Spec.Allocation == nil {
+			pn.Spec.Allocation = &v1alpha1.AllocationPolicy{}
+		}
+		switch e {
+		case ReuseOldest:
+			pn.Spec.Allocation.WhenExhausted = v1alpha1.WhenExhaustedReuseOldest
+		case ZeroDelay:
+			pn.Spec.Allocation.WhenExhausted = v1alpha1.WhenExhaustedWait
+			pn.Spec.Allocation.RecycleDelaySeconds = ptr.To[int32](0)
+		}
 		return r.admin.Update(ctx, pn)
 	})
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
-	r.spec = edited(r.spec, e, r.cfg.NodeMaskSize)
+	r.spec = r.cfg.edited(r.spec, e)
 	r.mu.Unlock()
 	return nil
 }

@@ -57,6 +57,12 @@ type Step struct {
 	// Wave > 0 is node wave number Wave; otherwise Edit names the edit.
 	Wave int
 	Edit RangeEdit
+	// Full makes the wave create nodes up to the maximum.
+	Full bool
+	// WaitServed makes the run wait, after the wave, until NodeIPAM has
+	// served its nodes (waitServed): the first wave under ReuseOldest,
+	// whose early reuses must happen before the switch to a delay of 0.
+	WaitServed bool
 }
 
 // Plan is everything a run does, derived from the configuration alone.
@@ -82,7 +88,8 @@ const (
 
 // Schedule returns the plan of a run: every process fault at a uniformly
 // random moment of the middle 90% of the window, one node wave per
-// 1/Waves of the window, and the range edits at fixed fractions of it.
+// 1/Waves of the window (the middle one and the first under ReuseOldest
+// full), and the range and policy edits at fixed fractions of it.
 func Schedule(cfg Config) Plan {
 	r := rng(cfg.Seed, streamFaults)
 	var p Plan
@@ -106,10 +113,20 @@ func Schedule(cfg Config) Plan {
 	add(RestartEtcd, cfg.EtcdRestarts)
 	slices.SortStableFunc(p.Faults, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
 
+	reuseOldestWave := 0 // the first wave under ReuseOldest
 	for i := range cfg.Waves {
-		p.Steps = append(p.Steps, Step{At: cfg.FaultWindow * time.Duration(i) / time.Duration(cfg.Waves), Wave: i + 1})
+		at := cfg.FaultWindow * time.Duration(i) / time.Duration(cfg.Waves)
+		if reuseOldestWave == 0 && cfg.ReuseOldestAt > 0 && at >= time.Duration(float64(cfg.FaultWindow)*cfg.ReuseOldestAt) {
+			reuseOldestWave = i + 1
+		}
+		// The middle wave fills the nodes up, and so does the first one
+		// under ReuseOldest: the most nodes at once while c is out of the
+		// spec, so every free block is quarantined when nodes come and
+		// ReuseOldest hands out the oldest at once.
+		full := i+1 == (cfg.Waves+1)/2 || i+1 == reuseOldestWave
+		p.Steps = append(p.Steps, Step{At: at, Wave: i + 1, Full: full, WaitServed: i+1 == reuseOldestWave})
 	}
-	for _, e := range rangeScript {
+	for _, e := range append(slices.Clone(rangeScript), policyEdits(cfg)...) {
 		p.Steps = append(p.Steps, Step{At: time.Duration(float64(cfg.FaultWindow) * e.fraction), Edit: e.edit})
 	}
 	slices.SortStableFunc(p.Steps, func(a, b Step) int { return cmp.Compare(a.At, b.At) })

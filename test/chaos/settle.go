@@ -21,10 +21,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,9 +61,10 @@ func (r *run) waitSettled(ctx context.Context, timeout time.Duration) error {
 
 // unsettled says what keeps the system from having settled, "" when it
 // has: a running replica holds the lease, the PodNetwork is Ready and not
-// Degraded for its current generation, every spec range is Active and
-// nothing else is tracked, every node has podCIDRs, and every required
-// consumer (NodeIPAM included) has accepted every range as Active.
+// Degraded for its current generation, every declared range (spec and
+// AutoscaledRangeSet) is Active and nothing else is tracked, every node has
+// podCIDRs, and every required consumer (NodeIPAM and the adapters
+// included) has accepted every range as Active.
 func (r *run) unsettled(ctx context.Context) string {
 	if r.ops.leader(ctx) == nil {
 		return "no running replica holds the lease"
@@ -80,12 +83,16 @@ func (r *run) unsettled(ctx context.Context) string {
 			return fmt.Sprintf("PodNetwork condition %s is %v for generation %d", t, c, pn.Generation)
 		}
 	}
-	if len(pn.Status.Ranges) != len(pn.Spec.Ranges) {
-		return fmt.Sprintf("%d ranges tracked for %d in the spec", len(pn.Status.Ranges), len(pn.Spec.Ranges))
+	declared, err := r.declared(ctx, pn)
+	if err != nil {
+		return err.Error()
 	}
-	for _, sr := range pn.Spec.Ranges {
-		if rs := pn.Status.FindRange(sr.Name); rs == nil || rs.Phase != v1alpha1.RangePhaseActive {
-			return fmt.Sprintf("range %s is not Active", sr.Name)
+	if len(pn.Status.Ranges) != len(declared) {
+		return fmt.Sprintf("%d ranges tracked for %d declared (spec and AutoscaledRangeSet)", len(pn.Status.Ranges), len(declared))
+	}
+	for _, name := range declared {
+		if rs := pn.Status.FindRange(name); rs == nil || rs.Phase != v1alpha1.RangePhaseActive {
+			return fmt.Sprintf("range %s is not Active", name)
 		}
 	}
 	var nodes corev1.NodeList
@@ -97,7 +104,11 @@ func (r *run) unsettled(ctx context.Context) string {
 			return fmt.Sprintf("node %s has no podCIDRs", n.Name)
 		}
 	}
-	for _, name := range append([]string{nodeipam.ConsumerName}, consumerNames...) {
+	required := append([]string{nodeipam.ConsumerName}, consumerNames...)
+	if r.cfg.Adapters {
+		required = append(required, adapterConsumers...)
+	}
+	for _, name := range required {
 		c := &v1alpha1.PodNetworkConsumer{}
 		if err := r.admin.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
 			return err.Error()
@@ -109,6 +120,30 @@ func (r *run) unsettled(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// declared returns the names of the declared ranges: spec.ranges and the
+// ranges of AutoscaledRangeSet default (a name in both is one range).
+func (r *run) declared(ctx context.Context, pn *v1alpha1.PodNetwork) ([]string, error) {
+	var names []string
+	for _, sr := range pn.Spec.Ranges {
+		names = append(names, sr.Name)
+	}
+	ars := &v1alpha1.AutoscaledRangeSet{}
+	if err := r.admin.Get(ctx, client.ObjectKey{Name: v1alpha1.AutoscaledRangeSetName}, ars); err != nil {
+		if apierrors.IsNotFound(err) {
+			return names, nil
+		}
+		return nil, err
+	}
+	if ars.Spec != nil {
+		for _, ar := range ars.Spec.Ranges {
+			if !slices.Contains(names, ar.Name) {
+				names = append(names, ar.Name)
+			}
+		}
+	}
+	return names, nil
 }
 
 func acked(c *v1alpha1.PodNetworkConsumer, rs v1alpha1.RangeStatus) bool {

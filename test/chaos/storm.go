@@ -42,10 +42,10 @@ const stormWorkers = 16
 // objects.
 type storm struct {
 	c     client.Client
+	cfg   Config
 	r     *rand.Rand
 	pool  []string
 	max   int
-	kwok  bool
 	nodes map[string]bool // existing, as far as the storm knows
 
 	mu      sync.Mutex
@@ -53,12 +53,47 @@ type storm struct {
 	deleted int
 }
 
-func newStorm(c client.Client, seed int64, maxNodes int, kwok bool) *storm {
-	s := &storm{c: c, r: rng(seed, streamWaves), max: maxNodes, kwok: kwok, nodes: map[string]bool{}}
-	for i := range maxNodes * 3 / 2 {
+func newStorm(c client.Client, cfg Config) *storm {
+	s := &storm{c: c, cfg: cfg, r: rng(cfg.Seed, streamWaves), max: cfg.Nodes, nodes: map[string]bool{}}
+	for i := range poolSize(cfg) {
 		s.pool = append(s.pool, fmt.Sprintf("chaos-node-%05d", i))
 	}
 	return s
+}
+
+// poolSize is how many node names a run uses.
+func poolSize(cfg Config) int { return cfg.Nodes * 3 / 2 }
+
+// nodeLabels returns the labels of the i-th node name, which say what it
+// is: by i modulo 10, in a dual-stack run 1 is IPv4-only and 2 IPv6-only
+// (familyLabel); with the autoscaler, 3 is a node of its pools (poolLabel);
+// with the adapters, every step-th name with 4 runs their DaemonSets
+// (adapterLabel), AdapterNodes names in all. The other names, and those,
+// are plain nodes of every family the run has.
+func nodeLabels(cfg Config, i int) map[string]string {
+	labels := map[string]string{}
+	if cfg.Kwok {
+		labels["type"] = "kwok" // cluster.KwokNodeLabel
+	}
+	switch i % 10 {
+	case 1:
+		if cfg.Families == DualStack {
+			labels[familyLabel] = string(IPv4)
+		}
+	case 2:
+		if cfg.Families == DualStack {
+			labels[familyLabel] = string(IPv6)
+		}
+	case 3:
+		if cfg.Autoscaler {
+			labels[poolLabel] = poolValue
+		}
+	case 4:
+		if step := max(1, poolSize(cfg)/10/max(1, cfg.AdapterNodes)); cfg.Adapters && (i/10)%step == 0 {
+			labels[adapterLabel] = "true"
+		}
+	}
+	return labels
 }
 
 // wave deletes between 20% and 60% of the nodes, then creates nodes until
@@ -98,9 +133,9 @@ func (s *storm) existing() []string {
 	return out
 }
 
-// deleteHolders deletes every node with a podCIDR inside prefix, as an
-// admin draining a removed range replaces its nodes.
-func (s *storm) deleteHolders(ctx context.Context, prefix netip.Prefix) int {
+// deleteHolders deletes every node with a podCIDR inside one of prefixes,
+// as an admin draining a removed range replaces its nodes.
+func (s *storm) deleteHolders(ctx context.Context, prefixes ...netip.Prefix) int {
 	var list corev1.NodeList
 	if err := retry(ctx, func() error { return s.c.List(ctx, &list) }); err != nil {
 		return 0
@@ -108,7 +143,7 @@ func (s *storm) deleteHolders(ctx context.Context, prefix netip.Prefix) int {
 	var holders []string
 	for _, n := range list.Items {
 		for _, c := range n.Spec.PodCIDRs {
-			if p, err := netip.ParsePrefix(c); err == nil && prefix.Overlaps(p) {
+			if p, err := netip.ParsePrefix(c); err == nil && slices.ContainsFunc(prefixes, p.Overlaps) {
 				holders = append(holders, n.Name)
 				break
 			}
@@ -140,10 +175,7 @@ func (s *storm) parallel(ctx context.Context, names []string, do func(context.Co
 
 func (s *storm) createNode(ctx context.Context, name string) error {
 	idx, _ := slices.BinarySearch(s.pool, name)
-	w := framework.Node(name).InternalIP(nodeAddress(idx))
-	if s.kwok {
-		w = w.Labels(map[string]string{"type": "kwok"}) // cluster.KwokNodeLabel
-	}
+	w := framework.Node(name).InternalIP(nodeAddress(idx)).Labels(nodeLabels(s.cfg, idx))
 	err := s.c.Create(ctx, w.Obj())
 	if err == nil || apierrors.IsAlreadyExists(err) {
 		s.mu.Lock()
@@ -157,6 +189,16 @@ func (s *storm) createNode(ctx context.Context, name string) error {
 func (s *storm) deleteNode(ctx context.Context, name string) error {
 	err := s.c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	if err == nil || apierrors.IsNotFound(err) {
+		if idx, _ := slices.BinarySearch(s.pool, name); nodeLabels(s.cfg, idx)[adapterLabel] != "" {
+			// The adapters' pods go with their node (adapterKubelet
+			// removes what a DaemonSet controller that had not seen the
+			// deletion yet created since): a pod left on a deleted node
+			// runs the old configuration forever and stalls every rollout
+			// the adapters wait for.
+			if err := deletePodsOn(ctx, s.c, name); err != nil {
+				return err
+			}
+		}
 		s.mu.Lock()
 		s.deleted++
 		s.mu.Unlock()

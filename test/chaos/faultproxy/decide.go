@@ -39,9 +39,11 @@ const (
 	// 503 instead of what the apiserver answered.
 	ErrorAfter500 Fault = "500-after"
 	ErrorAfter503 Fault = "503-after"
-	ResetBefore   Fault = "reset"
-	// ResetAfter forwards the request and resets the connection instead of
-	// answering.
+	// ResetBefore resets the request without forwarding it: its stream
+	// alone on HTTP/2 (RST_STREAM), its connection on HTTP/1.1.
+	ResetBefore Fault = "reset"
+	// ResetAfter forwards the request and resets it, the same way, instead
+	// of answering.
 	ResetAfter Fault = "reset-after"
 	WatchCut   Fault = "watch-cut"
 )
@@ -133,7 +135,12 @@ func mix(x uint64) uint64 {
 // Stats counts requests and the faults injected into them.
 type Stats struct {
 	Requests int
-	Faults   map[Fault]int
+	// HTTP2 counts the requests that came over HTTP/2, Connections the
+	// connections the processes opened to the listeners (on HTTP/2 a
+	// process keeps one while it runs, so a reset spares its other
+	// streams).
+	HTTP2, Connections int
+	Faults             map[Fault]int
 }
 
 // Injected is the number of requests that got an error or reset (watch
@@ -149,15 +156,20 @@ func (s Stats) Injected() int {
 }
 
 type stats struct {
-	mu       sync.Mutex
-	requests int
-	faults   map[Fault]int
+	mu          sync.Mutex
+	requests    int
+	http2       int
+	connections int
+	faults      map[Fault]int
 }
 
-func (s *stats) count(f Fault) {
+func (s *stats) count(f Fault, http2 bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests++
+	if http2 {
+		s.http2++
+	}
 	if f != None {
 		if s.faults == nil {
 			s.faults = map[Fault]int{}
@@ -166,9 +178,15 @@ func (s *stats) count(f Fault) {
 	}
 }
 
+func (s *stats) connection() {
+	s.mu.Lock()
+	s.connections++
+	s.mu.Unlock()
+}
+
 // Stats returns the counts so far.
 func (p *Proxy) Stats() Stats {
 	p.stats.mu.Lock()
 	defer p.stats.mu.Unlock()
-	return Stats{Requests: p.stats.requests, Faults: maps.Clone(p.stats.faults)}
+	return Stats{Requests: p.stats.requests, HTTP2: p.stats.http2, Connections: p.stats.connections, Faults: maps.Clone(p.stats.faults)}
 }

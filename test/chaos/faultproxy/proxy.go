@@ -16,12 +16,23 @@ limitations under the License.
 
 // Package faultproxy is a fault-injecting reverse proxy between operator
 // processes and kube-apiserver, built on net/http/httputil. Each process
-// gets its own listener on 127.0.0.1 (plain HTTP; the proxy authenticates
-// upstream with the admin credentials it was given), so every request is
-// attributed exactly. Per request it may add latency, answer 429, 500 or
-// 503 itself, forward and then answer 500 or 503 instead of the
-// apiserver's answer (the write happened; the client cannot know), reset the
-// connection before or after forwarding, or cut a watch after a while.
+// gets its own listener on 127.0.0.1, so every request is attributed
+// exactly. The listeners serve HTTPS with a CA made at start (CAData goes
+// into the processes' kubeconfigs) and speak HTTP/2, as kube-apiserver
+// does, so a process's client multiplexes every request and watch on one
+// connection; the proxy authenticates upstream with the admin credentials
+// it was given and forwards each request as a request of its own. Per
+// request it may add latency, answer 429, 500 or 503 itself, forward and
+// then answer 500 or 503 instead of the apiserver's answer (the write
+// happened; the client cannot know), reset the request before or after
+// forwarding, or cut a watch after a while.
+//
+// A reset or a cut is per stream: the handler aborts (http.ErrAbortHandler),
+// which makes the HTTP/2 server send RST_STREAM for that stream alone, so
+// the request or watch it hits fails and every other one on the connection
+// goes on, as when an apiserver or a load balancer drops one stream. (A
+// client on HTTP/1.1 has one request per connection, and loses that
+// connection.)
 //
 // Every decision is a pure function of the seed, the process, the request's
 // method and path and how many such requests the process sent before, so a
@@ -32,6 +43,7 @@ package faultproxy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +87,7 @@ type Proxy struct {
 	info    *request.RequestInfoFactory
 	enabled atomic.Bool
 	stats   stats
+	tls     *serving
 
 	mu        sync.Mutex
 	servers   []*http.Server
@@ -93,7 +106,12 @@ func New(upstream *rest.Config, cfg Config, wlog *Log) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the upstream transport: %w", err)
 	}
+	srv, err := newServing()
+	if err != nil {
+		return nil, err
+	}
 	p := &Proxy{
+		tls:    srv,
 		cfg:    cfg,
 		target: target,
 		log:    wlog,
@@ -120,8 +138,15 @@ func New(upstream *rest.Config, cfg Config, wlog *Log) (*Proxy, error) {
 // (and logged) either way.
 func (p *Proxy) SetFaults(on bool) { p.enabled.Store(on) }
 
-// Listen opens a listener for process on 127.0.0.1 and serves it until
-// Close; it returns the URL the process's kubeconfig points at.
+// maxStreams is the listeners' HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS:
+// far above what an operator process opens at once (a watch per informer
+// and its requests), so its client keeps everything on one connection and a
+// reset of one stream shows it spares the others.
+const maxStreams = 1000
+
+// Listen opens an HTTPS listener (HTTP/2 and HTTP/1.1) for process on
+// 127.0.0.1 and serves it until Close; it returns the URL the process's
+// kubeconfig points at, whose certificate CAData signed.
 func (p *Proxy) Listen(process string) (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -131,12 +156,22 @@ func (p *Proxy) Listen(process string) (string, error) {
 		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.serve(process, w, r) }),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          log.New(io.Discard, "", 0),
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{p.tls.cert}, MinVersion: tls.VersionTLS12},
+		Protocols:         new(http.Protocols),
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: maxStreams},
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				p.stats.connection()
+			}
+		},
 	}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetHTTP2(true)
 	p.mu.Lock()
 	p.servers = append(p.servers, srv)
 	p.mu.Unlock()
-	go func() { _ = srv.Serve(l) }()
-	return "http://" + l.Addr().String(), nil
+	go func() { _ = srv.ServeTLS(l, "", "") }()
+	return "https://" + l.Addr().String(), nil
 }
 
 // Close stops every listener and cuts what they serve.
@@ -172,7 +207,7 @@ func (p *Proxy) serve(process string, w http.ResponseWriter, r *http.Request) {
 	if p.enabled.Load() {
 		c.plan = p.decide(process, r, info)
 	}
-	p.stats.count(c.plan.fault)
+	p.stats.count(c.plan.fault, r.ProtoMajor == 2)
 	if isMutating(info) {
 		c.entry = &Entry{
 			Process: process, Start: c.start, Verb: info.Verb, Resource: info.Resource, Subresource: info.Subresource,
@@ -206,14 +241,23 @@ func (p *Proxy) serve(process string, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), callKey{}, c)
+	var cut atomic.Bool
 	if c.plan.cutAfter > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		t := time.AfterFunc(c.plan.cutAfter, cancel)
+		t := time.AfterFunc(c.plan.cutAfter, func() {
+			cut.Store(true)
+			cancel()
+		})
 		defer t.Stop()
 	}
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
+	if cut.Load() {
+		// The upstream may have ended its answer cleanly when the cut
+		// closed it; the client must see a broken stream all the same.
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // errInjected makes ReverseProxy hand the response to errorHandler after
@@ -266,7 +310,10 @@ func (p *Proxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) 
 		c.entry.Code = 0 // no answer from the apiserver: the outcome is unknown
 	}
 	if r.Context().Err() != nil {
-		return // the client went away or the watch was cut
+		// The client went away, or the watch was cut before the apiserver
+		// answered: a cut must look like a broken stream, not an empty
+		// answer.
+		panic(http.ErrAbortHandler)
 	}
 	writeStatus(w, http.StatusBadGateway)
 }
@@ -290,14 +337,22 @@ func writeStatus(w http.ResponseWriter, code int) {
 		http.StatusText(code), reason, code)
 }
 
-// reset closes the client's connection with a TCP RST, without an answer.
+// reset fails the request without an answer. On HTTP/2 the aborted handler
+// resets its stream alone (RST_STREAM); every other stream of the
+// connection goes on. On HTTP/1.1 the connection is the request's own, and
+// is closed with a TCP RST.
 func reset(w http.ResponseWriter) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		panic(http.ErrAbortHandler)
+		panic(http.ErrAbortHandler) // HTTP/2: no hijacking, the stream is reset
 	}
 	if tcp, ok := conn.(*net.TCPConn); ok {
 		_ = tcp.SetLinger(0)
+	}
+	if tc, ok := conn.(*tls.Conn); ok {
+		if tcp, ok := tc.NetConn().(*net.TCPConn); ok {
+			_ = tcp.SetLinger(0)
+		}
 	}
 	_ = conn.Close()
 }

@@ -17,8 +17,8 @@ limitations under the License.
 package faultproxy
 
 import (
+	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -131,14 +131,24 @@ func startProxy(t *testing.T, cfg Config) (*Proxy, *Log, string, *atomic.Int32) 
 	return p, wlog, url, hits
 }
 
-func send(url, method, path, body string) (int, error) {
+// newClient is a client of p's listeners: HTTP/2 on one connection, as
+// client-go's, or HTTP/1.1 with a fresh connection per request (a reset
+// closes the one it hits).
+func newClient(p *Proxy, http2 bool) *http.Client {
+	t := &http.Transport{TLSClientConfig: p.ClientTLSConfig(), ForceAttemptHTTP2: http2, DisableKeepAlives: !http2}
+	if !http2 {
+		t.TLSClientConfig.NextProtos = []string{"http/1.1"}
+	}
+	return &http.Client{Transport: t}
+}
+
+func send(c *http.Client, url, method, path, body string) (int, error) {
 	req, err := http.NewRequest(method, url+path, strings.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	// A fresh connection each time: a reset closes the one it hits.
-	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0, err
 	}
@@ -148,16 +158,20 @@ func send(url, method, path, body string) (int, error) {
 }
 
 func TestProxyLogsWritesPerProcess(t *testing.T) {
-	_, wlog, url, _ := startProxy(t, Config{Seed: 1, ErrorRate: 1})
+	p, wlog, url, _ := startProxy(t, Config{Seed: 1, ErrorRate: 1})
+	c := newClient(p, true)
 	// Faults are off until SetFaults(true).
-	if code, err := send(url, http.MethodPatch, "/api/v1/nodes/node-1", `{}`); err != nil || code != http.StatusOK {
+	if code, err := send(c, url, http.MethodPatch, "/api/v1/nodes/node-1", `{}`); err != nil || code != http.StatusOK {
 		t.Fatalf("PATCH: %d, %v", code, err)
 	}
-	if code, err := send(url, http.MethodPost, "/apis/coordination.k8s.io/v1/namespaces/ns/leases", `{"metadata":{"name":"lock"}}`); err != nil || code != http.StatusCreated {
+	if code, err := send(c, url, http.MethodPost, "/apis/coordination.k8s.io/v1/namespaces/ns/leases", `{"metadata":{"name":"lock"}}`); err != nil || code != http.StatusCreated {
 		t.Fatalf("create: %d, %v", code, err)
 	}
-	if code, err := send(url, http.MethodGet, "/api/v1/nodes", ""); err != nil || code != http.StatusOK {
+	if code, err := send(c, url, http.MethodGet, "/api/v1/nodes", ""); err != nil || code != http.StatusOK {
 		t.Fatalf("list: %d, %v", code, err)
+	}
+	if s := p.Stats(); s.HTTP2 != 3 || s.Connections != 1 {
+		t.Errorf("Stats() = %+v, want 3 requests over HTTP/2 on one connection", s)
 	}
 	entries := wlog.Entries()
 	if len(entries) != 2 {
@@ -176,13 +190,20 @@ func TestProxyLogsWritesPerProcess(t *testing.T) {
 }
 
 func TestProxyInjectsFaults(t *testing.T) {
+	for _, http2 := range []bool{true, false} {
+		t.Run(map[bool]string{true: "HTTP/2", false: "HTTP/1.1"}[http2], func(t *testing.T) { testInjectsFaults(t, http2) })
+	}
+}
+
+func testInjectsFaults(t *testing.T, http2 bool) {
 	p, wlog, url, hits := startProxy(t, Config{Seed: 3, ErrorRate: 1})
+	c := newClient(p, http2)
 	p.SetFaults(true)
 	seen := map[Fault]bool{}
 	for range 200 {
 		before := hits.Load()
 		logged := len(wlog.Entries())
-		code, err := send(url, http.MethodPatch, "/api/v1/nodes/node-1", `{}`)
+		code, err := send(c, url, http.MethodPatch, "/api/v1/nodes/node-1", `{}`)
 		// The proxy logs when its handler returns, which a reset's client
 		// may see before.
 		var entries []Entry
@@ -226,10 +247,20 @@ func TestProxyInjectsFaults(t *testing.T) {
 	if s := p.Stats(); s.Requests != 200 || s.Injected() != 200 {
 		t.Errorf("Stats() = %+v, want 200 requests, all injected", s)
 	}
+	if s := p.Stats(); http2 && (s.HTTP2 != 200 || s.Connections != 1) {
+		t.Errorf("Stats() = %+v: the resets must not cost the HTTP/2 client its connection", s)
+	}
 }
 
-func TestProxyCutsWatches(t *testing.T) {
-	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// streaming answers a watch with a bookmark every 20ms until the client
+// goes, and anything else as apiserver does.
+func streaming(hits *atomic.Int32) http.Handler {
+	rest := apiserver(hits)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") != "true" {
+			rest.ServeHTTP(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		for {
@@ -245,37 +276,124 @@ func TestProxyCutsWatches(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
-	}))
-	defer upstream.Close()
-	p, err := New(&rest.Config{Host: upstream.URL}, Config{Seed: 1, WatchCutRate: 1, MinWatchCut: 100 * time.Millisecond, MaxWatchCut: 200 * time.Millisecond}, &Log{})
+	})
+}
+
+func startStreamingProxy(t *testing.T, cfg Config) (*Proxy, string) {
+	t.Helper()
+	upstream := httptest.NewTLSServer(streaming(&atomic.Int32{}))
+	t.Cleanup(upstream.Close)
+	p, err := New(&rest.Config{Host: upstream.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}}, cfg, &Log{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
 			t.Error(err)
 		}
-	}()
-	p.SetFaults(true)
+	})
 	url, err := p.Listen("operator-a.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	resp, err := http.Get(url + "/api/v1/nodes?watch=true")
+	return p, url
+}
+
+// watch opens a watch and returns its lines as they come, closed when the
+// stream ends (with the error that ended it, nil for a clean end).
+func watch(t *testing.T, c *http.Client, url string) (<-chan string, <-chan error) {
+	t.Helper()
+	resp, err := c.Get(url + "/api/v1/nodes?watch=true")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("the watch runs over %s, want HTTP/2", resp.Proto)
+	}
+	lines, done := make(chan string, 1000), make(chan error, 1)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		done <- sc.Err()
+	}()
+	return lines, done
+}
+
+// nextLine waits up to 5s for a line of a watch.
+func nextLine(t *testing.T, lines <-chan string, what string) {
+	t.Helper()
+	select {
+	case _, ok := <-lines:
+		if !ok {
+			t.Fatalf("%s: the watch ended", what)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: nothing on the watch for 5s", what)
+	}
+}
+
+func TestProxyCutsWatchesStreamByStream(t *testing.T) {
+	p, url := startStreamingProxy(t, Config{Seed: 1, WatchCutRate: 1, MinWatchCut: 100 * time.Millisecond, MaxWatchCut: 200 * time.Millisecond})
+	c := newClient(p, true)
+	p.SetFaults(true)
+	start := time.Now()
+	lines, done := watch(t, c, url)
+	for range lines { //nolint:revive // drain until the cut
+	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("the watch ran %s; it should have been cut after at most 200ms", took)
 	}
-	if err == nil || errors.Is(err, io.EOF) {
-		// A cut stream ends without the chunked terminator.
-		t.Fatalf("the watch ended cleanly (%v); a cut must look like a broken connection", err)
+	if err := <-done; err == nil {
+		t.Fatal("the watch ended cleanly; a cut must look like a broken stream")
 	}
-	if s := p.Stats(); s.Faults[WatchCut] != 1 {
-		t.Errorf("Stats() = %+v, want one watch cut", s)
+	// The cut reset the stream, not the connection: the next request
+	// reuses it.
+	if code, err := send(c, url, http.MethodGet, "/api/v1/nodes", ""); err != nil || code != http.StatusOK {
+		t.Fatalf("a list after the cut: %d, %v", code, err)
+	}
+	if s := p.Stats(); s.Faults[WatchCut] != 1 || s.Connections != 1 {
+		t.Errorf("Stats() = %+v, want one watch cut and one connection", s)
+	}
+}
+
+// TestResetFailsOnlyItsStream: with HTTP/2, an injected reset or error
+// fails its own request; a watch open on the same connection keeps
+// streaming and later requests go through on that connection.
+func TestResetFailsOnlyItsStream(t *testing.T) {
+	p, url := startStreamingProxy(t, Config{Seed: 5, ErrorRate: 1})
+	c := newClient(p, true)
+	lines, done := watch(t, c, url) // planned before faults: unharmed
+	nextLine(t, lines, "before the faults")
+	p.SetFaults(true)
+	resets := 0
+	for i := range 60 {
+		code, err := send(c, url, http.MethodPatch, "/api/v1/nodes/node-1", `{}`)
+		switch {
+		case err != nil:
+			resets++
+		case code < 400:
+			t.Fatalf("request %d: ErrorRate 1 answered %d", i, code)
+		}
+		nextLine(t, lines, fmt.Sprintf("after request %d (%d resets so far)", i, resets))
+	}
+	if resets == 0 {
+		t.Fatal("no request was reset: the test proves nothing")
+	}
+	p.SetFaults(false)
+	if code, err := send(c, url, http.MethodPatch, "/api/v1/nodes/node-1", `{}`); err != nil || code != http.StatusOK {
+		t.Fatalf("a PATCH after the faults: %d, %v", code, err)
+	}
+	nextLine(t, lines, "after the faults")
+	select {
+	case err := <-done:
+		t.Fatalf("the watch ended: %v", err)
+	default:
+	}
+	if s := p.Stats(); s.Connections != 1 || s.HTTP2 != s.Requests {
+		t.Errorf("Stats() = %+v: %d resets must have cost the client neither its connection nor its watch", s, resets)
 	}
 }

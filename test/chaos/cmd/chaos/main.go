@@ -68,6 +68,7 @@ func run() error {
 	window := flag.Duration("fault-window", 0, "override the configuration's fault window (while developing)")
 	nodes := flag.Int("nodes", 0, "override the configuration's most nodes at once (while developing)")
 	nodeMask := flag.Int("node-mask", 0, "override the configuration's node block size (while developing)")
+	families := flag.String("families", "", "override the configuration's IP families: IPv4, IPv6 or DualStack")
 	flag.Parse()
 	if *command == "" {
 		*command = "go run ./test/chaos/cmd/chaos " + strings.Join(os.Args[1:], " ")
@@ -95,6 +96,11 @@ func run() error {
 		}
 		if *nodeMask > 0 {
 			cfg.NodeMaskSize = int32(*nodeMask) //nolint:gosec // a prefix length
+		}
+		if *families != "" {
+			if cfg.Families, err = chaos.ParseFamilies(*families); err != nil {
+				return err
+			}
 		}
 		label := fmt.Sprintf("operator, seed %d", seed)
 		res, err := chaos.Run(ctx, cfg, chaos.Options{Binary: *operator, WorkDir: filepath.Join(*work, fmt.Sprintf("%s-%d", cfg.Name, seed)), Label: label})

@@ -155,6 +155,10 @@ func kind(o client.Object) string {
 		if o != nil {
 			return "Lease"
 		}
+	case *v1alpha1.AutoscaledRangeSet:
+		if o != nil {
+			return "AutoscaledRangeSet"
+		}
 	}
 	return ""
 }
@@ -176,6 +180,8 @@ func (c *checker) observe(o *Observation) {
 			c.tenure++
 			c.counts[CountLeaseHolders]++
 		}
+	case *v1alpha1.AutoscaledRangeSet:
+		c.nw.observeAutoscaled(obj, o.Deleted)
 	}
 }
 

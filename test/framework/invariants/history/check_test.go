@@ -420,7 +420,11 @@ func TestRecycleDelay(t *testing.T) {
 			h.policy(60, v1alpha1.WhenExhaustedReuseOldest)
 			freeAndReuse(time.Second)(h)
 		}},
-		{name: "a fail-over before the quarantine was persisted", want: []string{InvRecycleDelay}, msg: "rebuild should have quarantined the block from the issued-block record", build: func(h *hist) {
+		{name: "a delay of 0 reuses at once", build: func(h *hist) {
+			h.policy(0, v1alpha1.WhenExhaustedWait)
+			freeAndReuse(0)(h)
+		}},
+		{name: "a fail-over before the quarantine was persisted", want: []string{InvRecycleDelay}, msg: "rebuild should have quarantined the block from the block store", build: func(h *hist) {
 			h.node("n1", nil)
 			h.assign("n1", "10.0.0.0/24")
 			h.deleteNode("n1")

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Package history checks the operator's promises over a whole recorded
 // history, not only over the end state: a recorder watches Nodes,
-// PodNetworks, PodNetworkConsumers and the leader-election Lease, the fault
+// PodNetworks, PodNetworkConsumers, the leader-election Lease and (when the
+// autoscaler runs) AutoscaledRangeSets, the fault
 // proxy logs every write an operator process sends, and Check replays the
 // observations in resourceVersion order (etcd's single revision counter
 // orders changes of every kind), so "at that moment" means "after every
@@ -104,12 +105,16 @@ limitations under the License.
 // time (whole seconds, truncated) plus one second. The slack (1s by
 // default) covers NodeIPAM seeing the deletion slightly before the
 // recorder does, and the whole-second freedAt of a restored quarantine
-// (rounded up, so never shorter). ReuseOldest allows any reuse. There is
-// no excuse for a fail-over or for downtime: a block freed before the
-// quarantine reached status.quarantine, or while no leader ran, is in
-// NodeIPAM's issued-block record, which the next leader's rebuild
-// quarantines from the rebuild time (docs/nodeipam.md), so an early reuse
-// is a violation whoever led at the deletion.
+// (rounded up, so never shorter). whenExhausted is PodNetwork-wide, so
+// every range is under the policy the PodNetwork has at the reuse's RV:
+// under ReuseOldest any reuse is legal (one within the delay is counted,
+// CountEarlyReusesReuseOldest), and a delay of 0 makes any gap legal. There
+// is no excuse for a fail-over or for downtime: a block freed before the
+// last write of NodeIPAM's block store, or while no leader ran, is issued
+// in the store, which the next leader's rebuild quarantines from the
+// rebuild time, and one the store lists as freed waits from its own time
+// (docs/nodeipam.md, "The block store"), so an early reuse is a violation
+// whoever led at the deletion.
 //
 // liveness-ready (7): the last PodNetwork observation has Ready=True for
 // its current generation (condition observedGeneration equals
@@ -120,9 +125,11 @@ limitations under the License.
 // deletionTimestamp is left without podCIDRs although NodeIPAM could give
 // it blocks: the families with a candidate range matching the node are not
 // empty, and each has a candidate with a free block. A candidate is an
-// Active range without invalidReason that is in the spec (for its
-// nodeSelector) and not strictly inside another Active range (the
-// supernet's blocks and selector count). A free block is a whole block of
+// Active range without invalidReason that is declared, in spec.ranges or
+// in AutoscaledRangeSet default's spec (for its nodeSelector; the spec's
+// wins for a name and cidr both declare, as in the lifecycle's union), and
+// not strictly inside another Active range (the supernet's blocks and
+// selector count). A free block is a whole block of
 // the range's nodeMaskSize overlapped by no existing node's podCIDR and,
 // under whenExhausted Wait, by no podCIDR freed less than
 // recycleDelaySeconds plus the slack before the end. The end is the latest

@@ -106,6 +106,16 @@ func (h *hist) setCIDRs(name, manager string, cidrs []string) int64 {
 	return h.record(n, false, "", "")
 }
 
+// rvOfAssign returns the RV of the last podCIDR write to node name.
+func (h *hist) rvOfAssign(name string) int64 {
+	for i := len(h.obs) - 1; i >= 0; i-- {
+		if n, ok := h.obs[i].Object.(*corev1.Node); ok && n.Name == name && len(n.Spec.PodCIDRs) > 0 && !h.obs[i].Deleted {
+			return h.obs[i].RV
+		}
+	}
+	return 0
+}
+
 // heartbeat is a kubelet status update: a new RV, nothing that matters.
 func (h *hist) heartbeat(name string) {
 	n := h.nodes[name]

@@ -121,7 +121,7 @@ func mapValues[K comparable, V any](m map[K]V) []V {
 
 // candidates returns the Active ranges NodeIPAM allocates from at the end:
 // valid, not strictly inside another Active range of the family (the
-// supernet's blocks and selector count), with their spec's nodeSelector.
+// supernet's blocks and selector count), with their declared nodeSelector.
 func (c *checker) candidates() []*candidate {
 	var out []*candidate
 	for _, r := range c.nw.ranges {
@@ -135,7 +135,7 @@ func (c *checker) candidates() []*candidate {
 		}
 		spec := c.nw.spec(r.name, r.cidr)
 		if spec == nil {
-			continue // not in the spec: NodeIPAM's view of it is unclear, judge nothing
+			continue // declared nowhere (an AutoscaledRangeSet not recorded?): NodeIPAM's view of it is unclear, judge nothing
 		}
 		cand := &candidate{r: r}
 		if spec.NodeSelector != nil {

@@ -44,6 +44,9 @@ type network struct {
 	byName    map[string]*trackedRange
 	consumers map[string]*v1alpha1.PodNetworkConsumer
 	nodeIPAM  string
+	// autoscaled are the ranges of AutoscaledRangeSet default, declared
+	// beside spec.ranges.
+	autoscaled []v1alpha1.AutoscaledRange
 }
 
 func newNetwork(nodeIPAM string) *network {
@@ -201,7 +204,20 @@ func (nw *network) coveredByOtherActive(p netip.Prefix, exclude string) bool {
 	return false
 }
 
-// spec returns the spec range named name with that cidr, if any.
+// observeAutoscaled replaces the autoscaler's declared ranges.
+func (nw *network) observeAutoscaled(set *v1alpha1.AutoscaledRangeSet, deleted bool) {
+	if set.Name != v1alpha1.AutoscaledRangeSetName {
+		return
+	}
+	nw.autoscaled = nil
+	if !deleted && set.Spec != nil {
+		nw.autoscaled = set.Spec.Ranges
+	}
+}
+
+// spec returns the declared range named name with that cidr, if any: the
+// spec's (which wins when both declare the same name and cidr, as the
+// lifecycle's union does), else the autoscaler's.
 func (nw *network) spec(name, cidr string) *v1alpha1.PodCIDRRange {
 	if nw.pn == nil {
 		return nil
@@ -209,6 +225,11 @@ func (nw *network) spec(name, cidr string) *v1alpha1.PodCIDRRange {
 	for i := range nw.pn.Spec.Ranges {
 		if s := &nw.pn.Spec.Ranges[i]; s.Name == name && s.CIDR == cidr {
 			return s
+		}
+	}
+	for _, a := range nw.autoscaled {
+		if a.Name == name && string(a.CIDR) == cidr {
+			return &v1alpha1.PodCIDRRange{Name: a.Name, CIDR: string(a.CIDR), NodeMaskSize: a.NodeMaskSize, NodeSelector: a.NodeSelector}
 		}
 	}
 	return nil

@@ -71,6 +71,9 @@ func (c *checker) observeNode(o *Observation, n *corev1.Node) {
 		if w := c.landedByRV[o.RV]; w != nil && w.Resource == "nodes" {
 			assigned = true // an operator process wrote it, whatever managedFields say (a recorder may strip them)
 		}
+		if assigned && len(st.cidrs) == 0 && len(cidrs) > 0 {
+			c.countFamilies(cidrs)
+		}
 		for _, p := range cidrs {
 			if !slices.Contains(st.cidrs, p) {
 				c.place(o, st, n, p, assigned, at)
@@ -82,6 +85,21 @@ func (c *checker) observeNode(o *Observation, n *corev1.Node) {
 		st.cidrs = cidrs
 	}
 	st.node, st.rv, st.time, st.deleting = n, o.RV, o.Time, n.DeletionTimestamp != nil
+}
+
+// countFamilies counts a node's first podCIDRs from NodeIPAM by the IP
+// families they cover.
+func (c *checker) countFamilies(cidrs []netip.Prefix) {
+	v4 := slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Addr().Is4() })
+	v6 := slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Addr().Is6() })
+	switch {
+	case v4 && v6:
+		c.counts[CountDualStackNodes]++
+	case v4:
+		c.counts[CountIPv4OnlyNodes]++
+	case v6:
+		c.counts[CountIPv6OnlyNodes]++
+	}
 }
 
 // deleteNode forgets a node and remembers its podCIDRs as freed at o.
@@ -142,14 +160,11 @@ func (c *checker) reuse(o *Observation, n *corev1.Node, p netip.Prefix, at time.
 	c.counts[CountReuses]++
 	if c.tenure != f.tenure {
 		// The block went through a rebuild between its free and its reuse:
-		// the persistence path (status.quarantine, the issued-block record)
-		// decided when it was safe, not the memory of one leader.
+		// the persistence path (the block store) decided when it was safe,
+		// not the memory of one leader.
 		c.counts[CountReusesAcrossFailover]++
 	}
 	delaySeconds, wait := c.nw.policy()
-	if !wait {
-		return
-	}
 	delay := time.Duration(delaySeconds) * time.Second
 	// Both are upper bounds of when the write was stored: managedFields
 	// time is truncated to the second, the recorder receives the event
@@ -162,6 +177,12 @@ func (c *checker) reuse(o *Observation, n *corev1.Node, p netip.Prefix, at time.
 	if gap >= delay-c.opts.ClockSlack {
 		return
 	}
+	if !wait {
+		// ReuseOldest: handing out a block within its delay is the policy
+		// (when every free block is quarantined), not a breach.
+		c.counts[CountEarlyReusesReuseOldest]++
+		return
+	}
 	msg := fmt.Sprintf("node %s got podCIDR %s from %s %s after node %s holding %s was deleted (RV %d), within recycleDelaySeconds %d (whenExhausted Wait)",
 		n.Name, p, c.opts.FieldManager, gap.Round(time.Millisecond), f.node, f.prefix, f.rv, delaySeconds)
 	why := "the same leader saw the deletion"
@@ -169,10 +190,11 @@ func (c *checker) reuse(o *Observation, n *corev1.Node, p netip.Prefix, at time.
 	case c.quarantinedRV[f.prefix] > f.rv || c.quarantinedRV[p] > f.rv:
 		why = "status.quarantine listed the block"
 	case c.tenure != f.tenure:
-		// No excuse for a fail-over: the issued-block record makes the
-		// next leader's rebuild quarantine every recorded block no node
-		// holds (docs/nodeipam.md).
-		why = "the lease changed hands after the deletion, and the new leader's rebuild should have quarantined the block from the issued-block record"
+		// No excuse for a fail-over: the block store makes the next
+		// leader's rebuild quarantine every stored block no node holds,
+		// issued ones from the rebuild, freed ones from their time
+		// (docs/nodeipam.md).
+		why = "the lease changed hands after the deletion, and the new leader's rebuild should have quarantined the block from the block store"
 	}
 	c.violate(InvRecycleDelay, o, "%s; %s", msg, why)
 }

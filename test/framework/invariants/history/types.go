@@ -30,8 +30,9 @@ type Observation struct {
 	// Time is the recorder's wall clock when it received the event.
 	Time time.Time
 	// Object is a *corev1.Node, *v1alpha1.PodNetwork,
-	// *v1alpha1.PodNetworkConsumer or *coordinationv1.Lease; other kinds are
-	// ignored.
+	// *v1alpha1.PodNetworkConsumer, *coordinationv1.Lease or
+	// *v1alpha1.AutoscaledRangeSet (the autoscaler's declared ranges, for
+	// their nodeSelectors); other kinds are ignored.
 	Object client.Object
 	// Deleted is true for a watch DELETED event (Object is then the last
 	// state, RV the revision of the deletion).
@@ -181,6 +182,16 @@ const (
 	// lease changed hands (a new tenure began) between the deletion of the
 	// node that held the block and the reuse.
 	CountReusesAcrossFailover = "freed blocks reused across a fail-over"
+	// CountEarlyReusesReuseOldest is the number of those reuses that came
+	// within the recycle delay while the PodNetwork said whenExhausted
+	// ReuseOldest: legal, and not judged by recycle-delay.
+	CountEarlyReusesReuseOldest = "freed blocks reused early under ReuseOldest"
+	// CountDualStackNodes, CountIPv4OnlyNodes and CountIPv6OnlyNodes count
+	// the nodes NodeIPAM gave their first podCIDRs, by the IP families
+	// those cover.
+	CountDualStackNodes = "nodes given podCIDRs of both families"
+	CountIPv4OnlyNodes  = "nodes given an IPv4 podCIDR only"
+	CountIPv6OnlyNodes  = "nodes given an IPv6 podCIDR only"
 	// CountLeaseHolders is the number of lease tenures (holder, acquireTime).
 	CountLeaseHolders = "lease tenures"
 	// CountStaleWrites and CountStaleLanded count Report.StaleWrites, and
