@@ -49,7 +49,7 @@ func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error 
 		}
 	}
 	// Always registered: spec.drainAssist.mode says whether it acts.
-	if err := drain.Setup(mgr, opts.DrainAssist); err != nil {
+	if err := drain.Setup(mgr, opts.DrainAssist, m); err != nil {
 		return err
 	}
 	if opts.Audit.Enabled {

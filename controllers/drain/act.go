@@ -125,7 +125,7 @@ func (r *Reconciler) evict(ctx context.Context, pods []draincore.Pod, snap *snap
 		})
 		ev := r.evictionOutcome(ctx, pod, err)
 		ev.Pod = p
-		r.Metrics.Evicted(ev.Outcome)
+		r.Metrics.DrainEvicted(ev.Outcome)
 		out = append(out, ev)
 	}
 	return out

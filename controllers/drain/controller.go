@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/controllers/watches"
 	draincore "podnetwork.io/operator/internal/drain"
 	"podnetwork.io/operator/internal/slimnode"
@@ -63,7 +64,7 @@ type Reconciler struct {
 	// holds Draining blocks.
 	Cache        cache.Cache
 	Recorder     events.EventRecorder
-	Metrics      *Metrics
+	Metrics      *metrics.Metrics
 	PollInterval time.Duration
 	// Clock defaults to the real clock.
 	Clock clock.PassiveClock
@@ -100,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if pn.Spec.DrainAssist.EffectiveMode() == podnetworkv1alpha1.DrainAssistOff {
-		r.Metrics.Report(nil)
+		r.Metrics.DrainReport(nil)
 		return reconcile.Result{}, r.writeStatus(ctx, pn, nil)
 	}
 	in, read, err := r.read(ctx, pn)
@@ -120,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, errors.Join(actErr, err)
 	}
 	r.emit(pn, read, rep.Events)
-	r.Metrics.Report(rep.Status)
+	r.Metrics.DrainReport(rep.Status)
 	if actErr != nil {
 		return reconcile.Result{}, actErr
 	}

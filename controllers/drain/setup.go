@@ -20,15 +20,13 @@ import (
 	"fmt"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"podnetwork.io/operator/controllers/metrics"
 )
 
 // Setup registers drain assist's controller with the manager. It is always
 // registered: spec.drainAssist.mode says whether it acts.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	m, err := MetricsForProcess()
-	if err != nil {
-		return fmt.Errorf("registering drain assist's metrics: %w", err)
-	}
+func Setup(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error {
 	if err := (&Reconciler{
 		Client:       mgr.GetClient(),
 		APIReader:    mgr.GetAPIReader(),

@@ -50,6 +50,8 @@ type Metrics struct {
 	cidrNotAvailable   prometheus.Counter
 	autoscalerSteps    *prometheus.CounterVec
 	storeCoarsened     prometheus.Counter
+	drainNodes         *prometheus.GaugeVec
+	drainEvictions     *prometheus.CounterVec
 	auditFindings      *prometheus.GaugeVec
 	auditRuns          *prometheus.CounterVec
 	auditDuration      prometheus.Histogram
@@ -103,14 +105,17 @@ func New() *Metrics {
 			Help:    "How long one audit took, its paced LISTs of pods and NetworkPolicies included.",
 			Buckets: prometheus.ExponentialBuckets(0.1, 2, 14), // 0.1s .. ~14min
 		}),
-		status: &statusCollector{},
+		drainNodes:     newDrainNodes(),
+		drainEvictions: newDrainEvictions(),
+		status:         &statusCollector{},
 	}
 }
 
 // Register registers every metric with reg.
 func (m *Metrics) Register(reg prometheus.Registerer) error {
 	for _, c := range []prometheus.Collector{m.rangeTransitions, m.phaseDuration, m.consumerAck,
-		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.storeCoarsened, m.auditFindings, m.auditRuns, m.auditDuration, m.status} {
+		m.allocationDuration, m.cidrNotAvailable, m.autoscalerSteps, m.storeCoarsened, m.auditFindings, m.auditRuns, m.auditDuration,
+		m.drainNodes, m.drainEvictions, m.status} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}

@@ -25,7 +25,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"podnetwork.io/operator/controllers/drain"
 	"podnetwork.io/operator/controllers/metrics"
 	"podnetwork.io/operator/test/framework/chart"
 	"podnetwork.io/operator/test/framework/cluster"
@@ -172,11 +171,7 @@ func describedNames(t *testing.T) map[string]bool {
 			}
 		}
 	})
-	// The operator's metrics and drain assist's, which it registers itself.
 	if err := metrics.New().Register(reg); err != nil {
-		t.Fatal(err)
-	}
-	if err := drain.NewMetrics().Register(reg); err != nil {
 		t.Fatal(err)
 	}
 	return names
