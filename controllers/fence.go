@@ -51,6 +51,11 @@ import (
 type fencedLock struct {
 	resourcelock.Interface
 	fence *leasefence.Fence
+	// quiesce bounds how long a release waits for the writes in flight;
+	// uncertainFor is how long a write that failed on the wire keeps the
+	// lease from being released (the lease duration: a release skipped
+	// makes the next leader wait that long after the last renewal).
+	quiesce, uncertainFor time.Duration
 }
 
 func (l *fencedLock) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
@@ -71,6 +76,12 @@ func (l *fencedLock) Update(ctx context.Context, ler resourcelock.LeaderElection
 		l.fence.Released()
 		if current, _, err := l.Interface.Get(ctx); err == nil && current.HolderIdentity != l.Identity() {
 			return nil
+		}
+		// A write let through before the fence closed may still be on its
+		// way: releasing now would let the next leader write before it
+		// lands. Wait for it, or leave the lease to expire.
+		if err := l.fence.Quiesce(l.quiesce, l.uncertainFor); err != nil {
+			return fmt.Errorf("not releasing the lease, leaving it to expire: %w", err)
 		}
 	}
 	sent := l.fence.Now()
@@ -159,7 +170,8 @@ func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fe
 		broadcaster.Shutdown()
 		return nil, nil, fmt.Errorf("creating the leader-election lock: %w", err)
 	}
-	return &fencedLock{Interface: lock, fence: fence}, broadcaster.Shutdown, nil
+	return &fencedLock{Interface: lock, fence: fence, quiesce: opts.RenewDeadline, uncertainFor: opts.LeaseDuration},
+		broadcaster.Shutdown, nil
 }
 
 // fencedTransport refuses every write (POST, PUT, PATCH, DELETE) while
@@ -174,12 +186,22 @@ type fencedTransport struct {
 func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch req.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		if err := t.fence.Check(); err != nil && !seededBugUnfencedWrite {
+		if seededBugUnfencedWrite {
+			break
+		}
+		done, err := t.fence.Begin()
+		if err != nil {
 			if req.Body != nil {
 				_ = req.Body.Close() // a RoundTripper must close the body, even on error
 			}
 			return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
 		}
+		// The write has landed once its answer's headers are back (the
+		// apiserver answers after etcd commits); a transport error leaves
+		// it uncertain.
+		resp, err := t.next.RoundTrip(req)
+		done(err)
+		return resp, err
 	}
 	return t.next.RoundTrip(req)
 }

@@ -178,3 +178,54 @@ func TestFenceWrapperRefusesWritesBeforeTheLease(t *testing.T) {
 		t.Fatalf("a node patch before the lease is held: %v, %d sent; want ErrNotFresh, none sent", err, next.sent)
 	}
 }
+
+// heldTransport answers a request only when release is closed.
+type heldTransport struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (t *heldTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	close(t.entered)
+	<-t.release
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
+// A graceful release must not hand the lease over while a write let
+// through before the fence closed is still on its way: the next leader
+// could write first, and the late write would undo its work.
+func TestReleaseWaitsForWritesInFlight(t *testing.T) {
+	ctx := context.Background()
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	fence := leasefence.New(clk, 3*time.Second)
+	stub := &stubLock{}
+	lock := &fencedLock{Interface: stub, fence: fence, uncertainFor: 15 * time.Second}
+	if err := lock.Create(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	stub.holder = "me"
+	held := &heldTransport{entered: make(chan struct{}), release: make(chan struct{})}
+	rt := &fencedTransport{next: held, fence: fence}
+	answered := make(chan error)
+	go func() {
+		resp, err := rt.RoundTrip(httptest.NewRequest(http.MethodPatch, "https://apiserver.test/api/v1/nodes/n", strings.NewReader("{}")))
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		answered <- err
+	}()
+	<-held.entered
+
+	// Quiesce gives up at once here: the release is refused and the lease
+	// left to expire.
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err == nil || stub.updates != 0 {
+		t.Fatalf("release with a write in flight: %v, %d updates; want an error and none", err, stub.updates)
+	}
+	close(held.release)
+	if err := <-answered; err != nil {
+		t.Fatalf("the write in flight: %v", err)
+	}
+	if err := lock.Update(ctx, resourcelock.LeaderElectionRecord{}); err != nil || stub.holder != "" {
+		t.Fatalf("release once the write was answered: %v, holder %q", err, stub.holder)
+	}
+}

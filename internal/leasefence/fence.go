@@ -31,6 +31,14 @@ limitations under the License.
 // (in the apiserver waiting for etcd, say) is not covered: the fence makes
 // the window small, it does not close it; only preconditions the apiserver
 // enforces do.
+//
+// A graceful release hands the lease over at once, without that margin, so
+// it must wait for the writes already let through: Begin counts a write in
+// flight until its answer is back, and Quiesce, called between closing the
+// fence and releasing the lease, says whether the release is safe. When it
+// is not (a write still in flight, or one that failed on the wire and may
+// still land), the leader leaves the lease to expire instead, and the
+// argument above covers those writes.
 package leasefence
 
 import (
@@ -54,6 +62,13 @@ type Fence struct {
 
 	mu      sync.Mutex
 	renewed time.Time // zero: not holding the lease
+	// inFlight counts the writes let through whose answer is not back;
+	// idle is closed when it drops to zero (nil while it is zero).
+	inFlight int
+	idle     chan struct{}
+	// uncertainAt is when the last write that failed on the wire was let
+	// through: the apiserver may have received it and may still apply it.
+	uncertainAt time.Time
 }
 
 // New returns a fence closed until the first renewal.
@@ -89,6 +104,66 @@ func (f *Fence) Check() error {
 	renewed := f.renewed
 	f.mu.Unlock()
 	return decide(renewed, f.clock.Now(), f.renewDeadline)
+}
+
+// Begin lets one write out if the fence is open, and counts it in flight
+// until done is called with the write's outcome: pass the transport's
+// error, which says whether the apiserver may still apply it.
+func (f *Fence) Begin() (done func(err error), err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := decide(f.renewed, f.clock.Now(), f.renewDeadline); err != nil {
+		return nil, err
+	}
+	began := f.clock.Now()
+	f.inFlight++
+	if f.idle == nil {
+		f.idle = make(chan struct{})
+	}
+	var once sync.Once
+	return func(err error) { once.Do(func() { f.end(began, err) }) }, nil
+}
+
+func (f *Fence) end(began time.Time, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil && began.After(f.uncertainAt) {
+		f.uncertainAt = began
+	}
+	f.inFlight--
+	if f.inFlight == 0 {
+		close(f.idle)
+		f.idle = nil
+	}
+}
+
+// Quiesce waits, at most timeout, for the writes in flight to be answered,
+// and reports whether releasing the lease is safe now: nothing in flight,
+// and no write that failed on the wire let through within uncertainFor.
+// Call it after Released, so that no new write starts meanwhile.
+func (f *Fence) Quiesce(timeout, uncertainFor time.Duration) error {
+	f.mu.Lock()
+	idle := f.idle
+	f.mu.Unlock()
+	if idle != nil {
+		timer := time.NewTimer(timeout)
+		defer timer.Stop()
+		select {
+		case <-idle:
+		case <-timer.C:
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.inFlight > 0 {
+		return fmt.Errorf("%d writes still in flight after %s", f.inFlight, timeout)
+	}
+	if !f.uncertainAt.IsZero() {
+		if age := f.clock.Now().Sub(f.uncertainAt); age < uncertainFor {
+			return fmt.Errorf("a write that failed on the wire %s ago may still be applied", age.Round(time.Millisecond))
+		}
+	}
+	return nil
 }
 
 // decide is the rule: a write goes out only if the lease was renewed, less

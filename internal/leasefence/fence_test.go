@@ -81,3 +81,49 @@ func TestFence(t *testing.T) {
 		t.Fatal("the fence is open after the lease was released")
 	}
 }
+
+func TestQuiesceWaitsForWritesInFlight(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	f := New(clk, 3*time.Second)
+	if _, err := f.Begin(); err == nil {
+		t.Fatal("Begin let a write out before the first renewal")
+	}
+	f.Renewed(clk.Now())
+	done, err := f.Begin()
+	if err != nil {
+		t.Fatalf("Begin after a renewal: %v", err)
+	}
+	f.Released()
+	if _, err := f.Begin(); err == nil {
+		t.Fatal("Begin let a write out after the release")
+	}
+	if err := f.Quiesce(0, time.Minute); err == nil {
+		t.Fatal("Quiesce said a release is safe with a write in flight")
+	}
+	answered := make(chan error)
+	go func() { answered <- f.Quiesce(time.Minute, time.Minute) }()
+	done(nil)
+	done(nil) // a second call changes nothing
+	if err := <-answered; err != nil {
+		t.Fatalf("Quiesce once the write was answered: %v", err)
+	}
+}
+
+func TestQuiesceRefusesAfterAnUncertainWrite(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	f := New(clk, 3*time.Second)
+	f.Renewed(clk.Now())
+	done, err := f.Begin()
+	if err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	done(errors.New("connection reset"))
+	f.Released()
+	if err := f.Quiesce(time.Second, 15*time.Second); err == nil {
+		t.Fatal("Quiesce said a release is safe right after a write failed on the wire")
+	}
+	clk.SetTime(clk.Now().Add(15 * time.Second))
+	if err := f.Quiesce(time.Second, 15*time.Second); err != nil {
+		t.Fatalf("Quiesce once the uncertain write is older than the window: %v", err)
+	}
+}
