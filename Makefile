@@ -269,9 +269,9 @@ envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time onl
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 
 .PHONY: test-assets
-test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool and the consumer-assets.
+test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool, Karpenter's kwok provider and the consumer-assets.
 	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler kubectl >/dev/null
-	@$(MAKE) --no-print-directory kwok helm promtool
+	@$(MAKE) --no-print-directory kwok helm promtool karpenter
 
 .PHONY: consumer-assets
 consumer-assets: ## The real consumers the tests run: kube-proxy and flanneld built from Go modules, and the iptables/nftables packages they need.
@@ -300,6 +300,15 @@ promtool: ## Install promtool into bin/ (the chart's alert rules are tested with
 kwok: ## Install kwok and its stage definitions into bin/.
 	@hack/go-install.sh kwok sigs.k8s.io/kwok/cmd/kwok $(KWOK_VERSION)
 	@hack/kwok-stages.sh $(KWOK_VERSION)
+
+# Karpenter's kwok cloud provider, the real Karpenter of the Karpenter suite
+# (test/integration/karpenter), from the hack/tools/karpenter module. Its
+# go.mod asks for a newer Go: hack/karpenter.sh runs that build, and only it,
+# with GOTOOLCHAIN set to it, which the go command fetches through the
+# module proxy the first time.
+.PHONY: karpenter
+karpenter: ## Build Karpenter's kwok provider into bin/karpenter-kwok and copy its CRDs into bin/karpenter-crds (first time 3 to 9 min on 2 cores).
+	@hack/karpenter.sh >/dev/null
 
 .PHONY: golangci-lint
 golangci-lint: ## Build golangci-lint with kube-api-linter compiled in into bin/ (first time ~5 min).

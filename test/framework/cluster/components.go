@@ -88,7 +88,7 @@ func (c *Cluster) RunControllerManager(opts ControllerManagerOptions) (*Process,
 	if err != nil {
 		return nil, err
 	}
-	if err := p.waitHealthy("https", port, startTimeout); err != nil {
+	if err := p.waitHealthy("https", port); err != nil {
 		return nil, err
 	}
 	return &Process{p: p}, nil
@@ -119,7 +119,7 @@ func (c *Cluster) StartScheduler() error {
 	if err != nil {
 		return err
 	}
-	return p.waitHealthy("https", port, startTimeout)
+	return p.waitHealthy("https", port)
 }
 
 // KwokOptions configures kwok, which plays the kubelets of fake nodes: it
@@ -169,7 +169,7 @@ func (c *Cluster) StartKwok(opts KwokOptions) error {
 	if err != nil {
 		return err
 	}
-	return p.waitHealthy("http", port, startTimeout)
+	return p.waitHealthy("http", port)
 }
 
 // flagList renders flags in a stable order so logs are comparable.

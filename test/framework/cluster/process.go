@@ -115,14 +115,14 @@ func (p *process) failure(err error) error {
 }
 
 // waitHealthy polls <scheme>://127.0.0.1:port/healthz until it answers 200,
-// the process exits or the timeout passes.
-func (p *process) waitHealthy(scheme string, port int, timeout time.Duration) error {
+// the process exits or startTimeout passes.
+func (p *process) waitHealthy(scheme string, port int) error {
 	client := &http.Client{
 		Timeout: 2 * time.Second,
 		// The components serve a self-signed certificate on their health port.
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // local health probe only
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	url := fmt.Sprintf("%s://127.0.0.1:%d/healthz", scheme, port)
 	ticker := time.NewTicker(200 * time.Millisecond)
