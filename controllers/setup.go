@@ -40,7 +40,9 @@ func setupControllers(mgr ctrl.Manager, opts Options, m *metrics.Metrics) error 
 			return fmt.Errorf("setting up NodeIPAM: %w", err)
 		}
 	}
-	if err := adapters.Setup(mgr, opts.Adapters); err != nil {
+	adapterOpts := opts.Adapters
+	adapterOpts.NodeIPAM = opts.NodeIPAM.Enabled
+	if err := adapters.Setup(mgr, adapterOpts); err != nil {
 		return fmt.Errorf("setting up adapters: %w", err)
 	}
 	if opts.Autoscaler.Enabled {

@@ -30,7 +30,10 @@ import (
 // through the Eviction API (PodDisruptionBudgets honoured, nothing forced)
 // and hands each drained node over to what replaces machines: Karpenter
 // (the Node is deleted) or a Cluster API MachineHealthCheck (the Node gets
-// the condition PodCIDRReplacementNeeded). See docs/operations.md.
+// the condition PodCIDRReplacementNeeded). Under
+// spec.allocation.familyPolicy AllOrWait it replaces the same way the nodes
+// that lack an IP family an Active range selecting them has, which is how
+// an IPv4 cluster becomes dual-stack. See docs/operations.md.
 
 const (
 	// DefaultDrainAssistMaxUnavailable is spec.drainAssist.maxUnavailable
@@ -93,6 +96,13 @@ const (
 	// PodCIDRRangeDrainingReason is the reason of
 	// PodCIDRReplacementNeededCondition; its message names the range.
 	PodCIDRRangeDrainingReason = "PodCIDRRangeDraining"
+
+	// PodCIDRFamilyMissingReason is the reason of
+	// PodCIDRReplacementNeededCondition on a node that holds no podCIDR of
+	// an IP family an Active range selecting it has, under
+	// spec.allocation.familyPolicy AllOrWait (a conversion to dual-stack);
+	// its message names the family and the range.
+	PodCIDRFamilyMissingReason = "PodCIDRFamilyMissing"
 )
 
 // DrainAssistMode says whether drain assist acts.
@@ -140,9 +150,10 @@ type DrainAssist struct {
 	Mode DrainAssistMode `json:"mode,omitempty"`
 
 	// maxUnavailable is how many of the nodes holding blocks in Draining
-	// ranges drain assist works on at once, from cordon until the node is
-	// gone: a number (at least 1) or a percentage of those nodes ("10%",
-	// rounded down, at least one node). Defaults to 1.
+	// ranges (and, under familyPolicy AllOrWait, lacking a family) drain
+	// assist works on at once, from cordon until the node is gone: a
+	// number (at least 1) or a percentage of those nodes ("10%", rounded
+	// down, at least one node). Defaults to 1.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:XIntOrString
@@ -379,6 +390,15 @@ type DrainNodeStatus struct {
 	// +kubebuilder:validation:MaxItems=128
 	// +kubebuilder:validation:items:MaxLength=63
 	Ranges []string `json:"ranges,omitempty"`
+
+	// lacksFamilies are the IP families the node holds no podCIDR of while
+	// an Active range selecting it has them, under
+	// spec.allocation.familyPolicy AllOrWait: drain assist replaces it so
+	// that its replacement gets every family (a conversion to dual-stack).
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=2
+	LacksFamilies []IPFamily `json:"lacksFamilies,omitempty"`
 }
 
 // DrainAssistStatus is drain assist's report. Only drain assist writes it;
@@ -406,8 +426,10 @@ type DrainAssistStatus struct {
 	// +kubebuilder:validation:Minimum=1
 	MaxUnavailable int32 `json:"maxUnavailable,omitempty"`
 
-	// total is the number of nodes holding a block in a Draining range:
-	// the nodes left to replace.
+	// total is the number of nodes holding a block in a Draining range
+	// and, under spec.allocation.familyPolicy AllOrWait, of the nodes
+	// lacking an IP family an Active range selecting them has: the nodes
+	// left to replace.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Total *int32 `json:"total,omitempty"`

@@ -115,6 +115,30 @@ const (
 	WhenExhaustedReuseOldest WhenExhaustedPolicy = "ReuseOldest"
 )
 
+// FamilyPolicy says how NodeIPAM hands IP families to a node that has no
+// podCIDRs yet.
+// +kubebuilder:validation:Enum=Independent;AllOrWait
+type FamilyPolicy string
+
+const (
+	// FamilyPolicyIndependent gives a node a block of every family that has
+	// an Active range selecting it, in one update: a family whose range is
+	// still Pending (or absent) is simply left out, so the node joins with
+	// the families it can have now and never gets the others (podCIDRs are
+	// immutable).
+	FamilyPolicyIndependent FamilyPolicy = "Independent"
+
+	// FamilyPolicyAllOrWait gives a node a block of every family that some
+	// Pending or Active range selecting it has, in one update, or nothing:
+	// while such a range is still Pending (or its family has no usable
+	// block) the node waits, reported like a node whose ranges are
+	// exhausted. A node never gets one family alone while a range of the
+	// other family that selects it is on its way. Draining and Released
+	// ranges do not count. Only NodeIPAM applies it; another allocator
+	// (kube-controller-manager with --allocate-node-cidrs) does not.
+	FamilyPolicyAllOrWait FamilyPolicy = "AllOrWait"
+)
+
 // RangeInvalidReason says why a tracked range cannot be used.
 //
 // Spec ranges that cannot be tracked at all (their name is still tracked with
@@ -250,7 +274,8 @@ func FamilyOf(p netip.Prefix) IPFamily {
 	return IPv6
 }
 
-// AllocationPolicy tunes how NodeIPAM recycles node blocks.
+// AllocationPolicy tunes how NodeIPAM recycles node blocks and which IP
+// families it gives a node.
 type AllocationPolicy struct {
 	// recycleDelaySeconds is how long a block freed by a deleted node stays
 	// quarantined before NodeIPAM hands it to another node, so that routes and
@@ -268,6 +293,35 @@ type AllocationPolicy struct {
 	// +optional
 	// +kubebuilder:default=Wait
 	WhenExhausted WhenExhaustedPolicy `json:"whenExhausted,omitempty"`
+
+	// familyPolicy says which IP families NodeIPAM gives a node that has no
+	// podCIDRs yet. Independent (unset means Independent) gives it every
+	// family with an Active range that selects it, at once. AllOrWait gives
+	// it every family that a Pending or Active range selecting it has, at
+	// once, or makes it wait: never one family alone while a range of the
+	// other family that selects it waits for its consumers. That is what
+	// converting a cluster to dual-stack with a network plugin that enables
+	// a family for every node at once (flannel's EnableIPv6) needs: the
+	// flannel adapter turns EnableIPv6 on only under AllOrWait.
+	//
+	// It is opt-in: under AllOrWait a node cannot join at all while, say,
+	// an IPv6 range that selects it is Pending on a slow or broken
+	// consumer, and a cluster must not stop taking nodes for that unless
+	// the admin asked for it. Nodes that already hold podCIDRs are never
+	// changed (podCIDRs are immutable); drain assist, in Auto mode,
+	// replaces those that lack a family an Active range selecting them
+	// has.
+	// +optional
+	FamilyPolicy FamilyPolicy `json:"familyPolicy,omitempty"`
+}
+
+// EffectiveFamilyPolicy returns familyPolicy, Independent when the
+// allocation or the field is unset.
+func (a *AllocationPolicy) EffectiveFamilyPolicy() FamilyPolicy {
+	if a == nil || a.FamilyPolicy == "" {
+		return FamilyPolicyIndependent
+	}
+	return a.FamilyPolicy
 }
 
 // PodNetworkSpec declares the pod network of the cluster. It is never empty
@@ -289,9 +343,11 @@ type PodNetworkSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	Ranges []PodCIDRRange `json:"ranges,omitempty"`
 
-	// allocation tunes how NodeIPAM recycles node blocks. The apiserver
-	// defaults it, so a stored PodNetwork always has it with every field
-	// set; an empty allocation is valid and means the defaults.
+	// allocation tunes how NodeIPAM recycles node blocks and which IP
+	// families it gives a node. The apiserver defaults it, so a stored
+	// PodNetwork always has it with recycleDelaySeconds and whenExhausted
+	// set (familyPolicy unset means Independent); an empty allocation is
+	// valid and means the defaults.
 	// +optional
 	// +kubebuilder:default={}
 	Allocation *AllocationPolicy `json:"allocation,omitempty"`

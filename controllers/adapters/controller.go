@@ -58,6 +58,9 @@ type Reconciler struct {
 	DaemonSet types.NamespacedName
 	// Limits bound the covering prefixes.
 	Limits adaptercore.Limits
+	// NodeIPAM is true when the operator's NodeIPAM runs in this process
+	// (adaptercore.Input.NodeIPAM).
+	NodeIPAM bool
 }
 
 // +kubebuilder:rbac:groups=podnetwork.io,resources=podnetworks,verbs=get;list;watch
@@ -117,6 +120,9 @@ type outcome struct {
 	accepted string
 	// rejected maps Pending ranges to their rejection messages.
 	rejected map[string]string
+	// notCarried maps the ranges accepted without being carried yet to
+	// the note their acknowledgement starts with (Plan.NotCarried).
+	notCarried map[string]string
 }
 
 func notReady(reason, message string) outcome {

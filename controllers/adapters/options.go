@@ -42,6 +42,11 @@ type Options struct {
 
 	// Clock defaults to the real clock; tests inject a fake one. Not a flag.
 	Clock clock.PassiveClock
+
+	// NodeIPAM is true when the operator's NodeIPAM runs in this process
+	// (--enable-node-ipam); the flannel adapter turns EnableIPv6 on only
+	// then. Not a flag: setupControllers copies it.
+	NodeIPAM bool
 }
 
 // Component is whether one adapter runs and where its component is.

@@ -84,6 +84,13 @@ func (r *Reconciler) read(ctx context.Context, self *podnetworkv1alpha1.PodNetwo
 	}
 	s.input = adaptercore.InputFrom(s.pn, self.Status.Ranges, s.nodes, serviceCIDRs.Items, r.Limits)
 	s.input.RunningOn = rollout.NodesOf(s.pods)
+	s.input.NodeIPAM = r.NodeIPAM
+	if s.ds != nil {
+		s.input.Template = s.ds.Spec.Template.Annotations
+		if s.input.Template == nil {
+			s.input.Template = map[string]string{} // known to hold no mark
+		}
+	}
 	return s, nil
 }
 

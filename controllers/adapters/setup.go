@@ -38,7 +38,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 			continue
 		}
 		r := &Reconciler{
-			Client: mgr.GetClient(), Cache: mgr.GetCache(), Clock: clk, Limits: opts.Limits,
+			Client: mgr.GetClient(), Cache: mgr.GetCache(), Clock: clk, Limits: opts.Limits, NodeIPAM: opts.NodeIPAM,
 			Adapter: c.Adapter, ConfigMap: c.ConfigMap, DaemonSet: c.DaemonSet,
 			Recorder: mgr.GetEventRecorder("podnetwork-" + c.Adapter.Name + "-adapter"),
 		}

@@ -24,6 +24,7 @@ import (
 
 	"podnetwork.io/operator/api/consumer"
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/text"
 )
 
 // consumerClient is the adapter's side of the consumer protocol, the same
@@ -49,6 +50,11 @@ func statusUpdate(s *scope, out outcome, now metav1.Time) consumer.Update {
 				return podnetworkv1alpha1.AckRejected, msg, true
 			}
 			if out.applied {
+				if note, ok := out.notCarried[rs.Name]; ok {
+					// Accepted, not yet carried: the note comes first, so
+					// the cut to the message limit keeps it.
+					return podnetworkv1alpha1.AckAccepted, text.Message(note + ". " + out.accepted), true
+				}
 				return podnetworkv1alpha1.AckAccepted, out.accepted, true
 			}
 			return "", "", false

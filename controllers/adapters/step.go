@@ -19,6 +19,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,8 +42,10 @@ import (
 //  1. the ConfigMap key holds the desired configuration (written only while
 //     no rollout is in progress);
 //  2. the DaemonSet's pod template carries the hash of that configuration
-//     (changed only while no rollout is in progress, with the time the
-//     ConfigMap last changed recorded on the DaemonSet);
+//     and of the plan's marks (Plan.Template), and the marks (changed only
+//     while no rollout is in progress, with the time the ConfigMap last
+//     changed recorded on the DaemonSet). When only the marks change, the
+//     pods must first run, and prove, the template as it is (3 and 4);
 //  3. every pod of the DaemonSet was created from that template after that
 //     time, and the DaemonSet reports the rollout complete;
 //  4. for flannel, every node proved that flanneld restarted.
@@ -75,12 +78,15 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 			answer: true, applied: true, accepted: plan.RangeIndependent}, nil
 	}
 
-	out := outcome{ready: metav1.ConditionTrue, answer: true, rejected: plan.Decision.Rejected}
+	out := outcome{ready: metav1.ConditionTrue, answer: true, rejected: plan.Decision.Rejected, notCarried: plan.NotCarried}
 	problems := plan.Decision.Problems
 	if plan.Invalid != "" {
 		problems = append([]string{plan.Invalid}, problems...)
 	}
 	wait := func(reason, message string) (outcome, error) {
+		if plan.Note != "" {
+			message += ". " + plan.Note
+		}
 		out.reason, out.message = reason, withProblems(message, problems)
 		return out, nil
 	}
@@ -99,29 +105,40 @@ func (r *Reconciler) step(ctx context.Context, s *scope) (outcome, error) {
 					plan.Invalid, r.Adapter.Name, plan.Summary, r.DaemonSet))
 		}
 	}
-	hash := adaptercore.ConfigHash(plan.Config)
+	hash := adaptercore.RolloutHash(plan.Config, plan.Template)
 	if rollout.TemplateHash(s.ds) != hash {
 		if !rollout.Settled(s.ds) {
 			return wait(adaptercore.ReasonWaitingForRollout, fmt.Sprintf("DaemonSet %s must restart with %s; waiting for the rollout in progress to finish first: %s",
 				r.DaemonSet, plan.Summary, rollout.Describe(s.ds, s.pods)))
 		}
-		if err := r.startRollout(ctx, s.ds, hash, rollout.LastChange(s.cm)); err != nil {
+		if running := adaptercore.RolloutHash(plan.Config, marksOf(s.ds, plan.Template)); rollout.TemplateHash(s.ds) == running {
+			// Only the marks change: the pods restart once more, after
+			// they run, and proved, the template as it is.
+			since, problem := rollout.TrustedChangedAt(s.ds, rollout.LastChange(s.cm))
+			if reason, message := r.rolledOut(s, plan.Summary, running, since); reason != "" {
+				if problem != "" {
+					problems = append(problems, problem)
+				}
+				return wait(reason, message)
+			}
+			// The pods run the configuration: its acknowledgements may
+			// be written (those the marks wait for say so, Plan.NotCarried),
+			// while the marks roll out.
+			out.applied = true
+			out.accepted = fmt.Sprintf("%s runs on all %d pods of DaemonSet %s", plan.Summary, len(s.pods), r.DaemonSet)
+		}
+		if err := r.startRollout(ctx, s.ds, hash, plan.Template, rollout.LastChange(s.cm)); err != nil {
 			return out, err
 		}
-		ctrl.LoggerFrom(ctx).Info("started a rollout", "adapter", r.Adapter.Name, "daemonSet", r.DaemonSet.String(), "configHash", hash)
+		ctrl.LoggerFrom(ctx).Info("started a rollout", "adapter", r.Adapter.Name, "daemonSet", r.DaemonSet.String(), "configHash", hash,
+			"marks", marksText(plan.Template))
 	}
 	since, problem := rollout.TrustedChangedAt(s.ds, rollout.LastChange(s.cm))
 	if problem != "" {
 		problems = append(problems, problem)
 	}
-	if p := rollout.Check(s.ds, s.pods, hash, since); !p.Done {
-		return wait(adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", plan.Summary, p.Message))
-	}
-	if r.Adapter.Proof != nil {
-		if waiting := r.Adapter.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
-			return wait(adaptercore.ReasonWaitingForNodes, fmt.Sprintf("%s is rolled out to DaemonSet %s; waiting for %d nodes to %s at or after %s: %s",
-				plan.Summary, r.DaemonSet, len(waiting), r.Adapter.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting)))
-		}
+	if reason, message := r.rolledOut(s, plan.Summary, hash, since); reason != "" {
+		return wait(reason, message)
 	}
 	out.applied = true
 	out.accepted = fmt.Sprintf("%s runs on all %d pods of DaemonSet %s", plan.Summary, len(s.pods), r.DaemonSet)
@@ -142,11 +159,58 @@ func (r *Reconciler) writeConfig(ctx context.Context, cm *corev1.ConfigMap, cont
 	return nil
 }
 
-// startRollout sets the configuration hash on the DaemonSet's pod template
-// and records when the configuration changed, in one optimistic-locked patch.
-func (r *Reconciler) startRollout(ctx context.Context, ds *appsv1.DaemonSet, hash string, changedAt time.Time) error {
+// rolledOut returns "" when every pod of the DaemonSet runs the template
+// with hash and, for an adapter with a proof, every node proved it at or
+// after since; otherwise the reason and message of the wait.
+func (r *Reconciler) rolledOut(s *scope, summary, hash string, since time.Time) (string, string) {
+	if p := rollout.Check(s.ds, s.pods, hash, since); !p.Done {
+		return adaptercore.ReasonRollingOut, fmt.Sprintf("%s is written; %s", summary, p.Message)
+	}
+	if r.Adapter.Proof != nil {
+		if waiting := r.Adapter.Proof(s.nodes, s.pods, since); len(waiting) > 0 {
+			return adaptercore.ReasonWaitingForNodes, fmt.Sprintf("%s is rolled out to DaemonSet %s; waiting for %d nodes to %s at or after %s: %s",
+				summary, r.DaemonSet, len(waiting), r.Adapter.ProofWhat, since.UTC().Format(time.RFC3339), rollout.List(waiting))
+		}
+	}
+	return "", ""
+}
+
+// marksOf returns the values the DaemonSet's pod template holds for the
+// keys of marks.
+func marksOf(ds *appsv1.DaemonSet, marks map[string]string) map[string]string {
+	out := make(map[string]string, len(marks))
+	for k := range marks {
+		out[k] = ds.Spec.Template.Annotations[k]
+	}
+	return out
+}
+
+// marksText lists the marks that are set, for logs.
+func marksText(marks map[string]string) string {
+	var out []string
+	for k, v := range marks {
+		if v != "" {
+			out = append(out, k+"="+v)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ",")
+}
+
+// startRollout sets the rollout hash and the marks (an empty one is
+// removed) on the DaemonSet's pod template and records when the
+// configuration changed, in one optimistic-locked patch: the marks and the
+// hash that covers them land together or not at all.
+func (r *Reconciler) startRollout(ctx context.Context, ds *appsv1.DaemonSet, hash string, marks map[string]string, changedAt time.Time) error {
 	base := ds.DeepCopy()
 	rollout.Start(ds, hash, changedAt)
+	for k, v := range marks {
+		if v == "" {
+			delete(ds.Spec.Template.Annotations, k)
+		} else {
+			ds.Spec.Template.Annotations[k] = v
+		}
+	}
 	if err := r.Client.Patch(ctx, ds, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}),
 		client.FieldOwner(r.Adapter.FieldManager())); err != nil {
 		return fmt.Errorf("starting the rollout of DaemonSet %s: %w", r.DaemonSet, err)

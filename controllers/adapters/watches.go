@@ -60,10 +60,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // nodeChanged reports the node updates that change what an adapter
-// reads: podCIDRs, addresses and the NetworkUnavailable condition (flannel's
-// proof). Heartbeats of other conditions do not wake the adapters.
+// reads: podCIDRs, addresses, flanneld's public-IP annotations (flannel's
+// "peers announced" rollout) and the NetworkUnavailable condition
+// (flannel's proof). Heartbeats of other conditions do not wake the
+// adapters.
 func nodeChanged(oldNode, newNode *slimnode.Node) bool {
-	return watches.NodeNetworkChanged(oldNode, newNode) ||
+	return watches.NodeNetworkChanged(oldNode, newNode) || oldNode.Announced != newNode.Announced ||
 		!equality.Semantic.DeepEqual(networkUnavailable(oldNode), networkUnavailable(newNode))
 }
 

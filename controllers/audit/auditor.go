@@ -167,12 +167,14 @@ func (a *auditor) adapterConfigs(ctx context.Context, run *audit.Run) error {
 		return fmt.Errorf("listing PodNetworkConsumers: %w", err)
 	}
 	running := map[string]bool{}
+	acks := map[string][]v1alpha1.ConsumerRangeStatus{}
 	for i := range consumers.Items {
 		running[consumers.Items[i].Name] = true
+		acks[consumers.Items[i].Name] = consumers.Items[i].Status.Ranges
 	}
 	for i := range a.adapters {
 		c := &a.adapters[i]
-		cfg := adapters.Config{Adapter: c.Adapter.Name, Running: running[c.Adapter.Name], Covered: c.Adapter.Covered}
+		cfg := adapters.Config{Adapter: c.Adapter.Name, Running: running[c.Adapter.Name], Covered: c.Adapter.Covered, Acks: acks[c.Adapter.Name]}
 		cm := &corev1.ConfigMap{}
 		switch err := a.reader.Get(ctx, c.ConfigMap.NamespacedName, cm); {
 		case err == nil:

@@ -17,6 +17,7 @@ limitations under the License.
 package drain
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -183,7 +184,7 @@ func (r *Reconciler) handOver(ctx context.Context, node *corev1.Node, np *drainc
 	now := metav1.NewTime(r.clock().Now())
 	return r.patchCondition(ctx, node, map[string]any{
 		"type": podnetworkv1alpha1.PodCIDRReplacementNeededCondition, "status": corev1.ConditionTrue,
-		"reason": podnetworkv1alpha1.PodCIDRRangeDrainingReason, "message": np.ConditionMessage,
+		"reason": cmp.Or(np.ConditionReason, podnetworkv1alpha1.PodCIDRRangeDrainingReason), "message": np.ConditionMessage,
 		"lastTransitionTime": now, "lastHeartbeatTime": now,
 	})
 }

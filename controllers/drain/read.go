@@ -28,6 +28,7 @@ import (
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/controllers/watches"
+	"podnetwork.io/operator/internal/declared"
 	draincore "podnetwork.io/operator/internal/drain"
 )
 
@@ -62,6 +63,16 @@ func (r *Reconciler) read(ctx context.Context, pn *podnetworkv1alpha1.PodNetwork
 		Previous:   pn.Status.DrainAssist,
 		Poll:       r.PollInterval,
 		Nodes:      make([]draincore.Node, 0, len(cached)),
+	}
+	// Which nodes each Active range selects matters under AllOrWait only:
+	// the autoscaler's ranges are read then.
+	in.FamilyPolicy = pn.Spec.Allocation.EffectiveFamilyPolicy()
+	if in.FamilyPolicy == podnetworkv1alpha1.FamilyPolicyAllOrWait {
+		set, err := watches.AutoscaledRangeSet(ctx, r.Cache)
+		if err != nil {
+			return draincore.Input{}, nil, err
+		}
+		in.Declared = declared.View(pn, set).Spec.Ranges
 	}
 	if r.written != nil && r.writtenUID == pn.UID {
 		in.Previous = r.written

@@ -136,7 +136,8 @@ func (r *NetworkReconciler) sync(ctx context.Context, pn *podnetworkv1alpha1.Pod
 	if res.Retry {
 		ctrl.LoggerFrom(ctx).V(1).Info("applied PodNetwork to the node allocator",
 			"ranges", len(res.Config.Ranges), "candidates", len(res.Config.Candidates),
-			"recycleDelay", res.Config.RecycleDelay, "whenExhausted", res.Config.WhenExhausted.String())
+			"recycleDelay", res.Config.RecycleDelay, "whenExhausted", res.Config.WhenExhausted.String(),
+			"familyPolicy", res.Config.FamilyPolicy, "awaited", len(res.Config.Awaited))
 		r.signals.retryNodes()
 	}
 	return nil

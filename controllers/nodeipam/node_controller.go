@@ -296,7 +296,7 @@ func (r *NodeReconciler) unavailable(ctx context.Context, node *slimnode.Node, s
 		r.Recorder.Eventf(node, nil, corev1.EventTypeWarning, CIDRNotAvailableReason, "AllocatePodCIDR", "%s", u.Err.Message())
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("no podCIDR available for node", "candidates", u.Families,
-		"reasons", u.Err.Reasons, "retryIn", step.RetryAfter, "eventEmitted", u.Emit)
+		"reasons", u.Err.Reasons, "familyWait", u.Err.FamilyWait, "retryIn", step.RetryAfter, "eventEmitted", u.Emit)
 }
 
 // SetupWithManager watches nodes (only the changes NodeIPAM acts on) and

@@ -24,7 +24,8 @@ limitations under the License.
 // prefix (Decide), writes that prefix into the component's ConfigMap
 // (subpackages kubeproxy and flannel, which rewrite only the managed fields),
 // restarts the component's DaemonSet through a pod-template annotation that
-// holds a hash of the configuration (ConfigHash) and acknowledges a phase only
+// holds a hash of the configuration (ConfigHash; RolloutHash when the plan
+// also marks the template, Plan.Template) and acknowledges a phase only
 // once every pod runs the new configuration (subpackage rollout).
 //
 // Each component package also exports its Descriptor (Adapter): the name,

@@ -19,6 +19,7 @@ package adapters
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
@@ -38,6 +39,11 @@ type Config struct {
 	Running bool
 	// Covered reads Text (the descriptor's Covered).
 	Covered func(text string) (Covered, error)
+	// Acks are the adapter's acknowledgements (its PodNetworkConsumer's
+	// status.ranges). A range it accepted as not carried yet
+	// (IsNotCarried: flannel keeps IPv6 off until no node can lack an IPv6
+	// podCIDR) is left out of the configuration on purpose: no drift.
+	Acks []v1alpha1.ConsumerRangeStatus
 }
 
 // Drift compares the configuration with the ranges pn tracks (nil: no
@@ -66,7 +72,7 @@ func (c Config) Drift(pn *v1alpha1.PodNetwork) (covered Covered, drift []string,
 	if covered.RangeIndependent != "" || pn == nil || len(pn.Status.Ranges) == 0 {
 		return covered, nil, false
 	}
-	if missing := Uncovered(covered, pn); len(missing) > 0 {
+	if missing := c.notCarriedLeftOut(Uncovered(covered, pn)); len(missing) > 0 {
 		rewrite := "the operator rewrites it while it runs"
 		if !c.Running {
 			rewrite = fmt.Sprintf("the %s adapter is off (no PodNetworkConsumer %s), so nothing rewrites it", c.Adapter, c.Adapter)
@@ -75,6 +81,19 @@ func (c Config) Drift(pn *v1alpha1.PodNetwork) (covered Covered, drift []string,
 			c.Adapter, joinPrefixes(covered.Prefixes), describeRanges(missing), c.Adapter, rewrite))
 	}
 	return covered, drift, true
+}
+
+// notCarriedLeftOut drops from missing the ranges whose current phase the
+// adapter accepted as not carried yet.
+func (c Config) notCarriedLeftOut(missing []v1alpha1.RangeStatus) []v1alpha1.RangeStatus {
+	return slices.DeleteFunc(missing, func(rs v1alpha1.RangeStatus) bool {
+		for _, a := range c.Acks {
+			if a.Name == rs.Name && a.CIDR == rs.CIDR && a.Phase == rs.Phase && a.Result == v1alpha1.AckAccepted && IsNotCarried(a.Message) {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 func joinPrefixes(ps []netip.Prefix) string {

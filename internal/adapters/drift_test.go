@@ -55,6 +55,20 @@ func TestConfigDrift(t *testing.T) {
 			wantCompared: true,
 		},
 		{
+			name: "a range the adapter accepted as not carried yet is no drift",
+			cfg: adapters.Config{Text: kubeadm, Found: true, Running: true, Acks: []v1alpha1.ConsumerRangeStatus{
+				{Name: "b", CIDR: "10.250.0.0/16", Phase: v1alpha1.RangePhaseActive, Result: v1alpha1.AckAccepted, Message: adapters.NotCarriedPrefix + "waiting"}}},
+			pn: grown, wantCompared: true,
+		},
+		{
+			name: "an acknowledgement of another phase does not excuse it",
+			cfg: adapters.Config{Text: kubeadm, Found: true, Running: true, Acks: []v1alpha1.ConsumerRangeStatus{
+				{Name: "b", CIDR: "10.250.0.0/16", Phase: v1alpha1.RangePhasePending, Result: v1alpha1.AckAccepted, Message: adapters.NotCarriedPrefix + "waiting"}}},
+			pn:           grown,
+			wantDrift:    []string{"kube-proxy covers 10.244.0.0/16, which leaves out the ranges in use b (10.250.0.0/16, Active): nodes there lose their network when kube-proxy restarts; the operator rewrites it while it runs"},
+			wantCompared: true,
+		},
+		{
 			name: "a missing key of a running adapter", cfg: adapters.Config{Running: true}, pn: grown,
 			wantDrift: []string{"the kube-proxy adapter's ConfigMap key is missing"},
 		},

@@ -19,6 +19,7 @@ package adapters
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 )
 
 // ConfigHash returns the hash an adapter writes into its DaemonSet's pod
@@ -30,4 +31,30 @@ import (
 func ConfigHash(content string) string {
 	sum := sha256.Sum256([]byte(content))
 	return hex.EncodeToString(sum[:16])
+}
+
+// RolloutHash returns the hash an adapter writes into its DaemonSet's pod
+// template for a configuration and the marks of Plan.Template that roll out
+// with it: ConfigHash(content) when no mark is set (an empty value is no
+// mark), so a component without marks keeps the hash it always had; and a
+// hash of both otherwise, so setting a mark restarts the pods as a
+// configuration change does, and a pod's hash says it started with it.
+func RolloutHash(content string, marks map[string]string) string {
+	var keys []string
+	for k, v := range marks {
+		if v != "" {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ConfigHash(content)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	h.Write([]byte(content))
+	for _, k := range keys {
+		// NUL separates: no mark's key or value (the adapters' own) holds one.
+		h.Write([]byte("\x00" + k + "=" + marks[k]))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

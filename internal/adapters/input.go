@@ -18,6 +18,7 @@ package adapters
 
 import (
 	"net/netip"
+	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -51,6 +52,28 @@ type Input struct {
 	// sorted. A setting that applies to every node (flannel's EnableIPv6)
 	// must suit each of them.
 	RunningOn []string
+	// NodeIPAM is true when the operator's own NodeIPAM assigns node
+	// podCIDRs (it runs in this process, --enable-node-ipam): only then
+	// does spec.allocation.familyPolicy decide which families a node that
+	// joins gets. Whether it is the only allocator is read from the
+	// PodNetwork (status.allocationConflicts names another one at work).
+	// The kubectl plugin, which cannot tell, leaves it false: its
+	// prediction never turns a family on that the adapter would not.
+	NodeIPAM bool
+	// Unannounced lists, per IP family (cidr.IPv4, cidr.IPv6), the nodes
+	// that do not carry flanneld's public-IP annotation of that family
+	// (slimnode.Announced), sorted: flanneld writes it when it starts with
+	// the family enabled, and a flanneld learns another node's lease of a
+	// family only from a Node that carries it (flannel's "peers announced"
+	// rollout, docs/consumers/flannel.md).
+	Unannounced map[string][]string
+	// Template are the pod-template annotations of the component's
+	// DaemonSet (empty, not nil, when it has none): where an adapter finds
+	// the marks its rollouts left (Plan.Template). Read them, never change
+	// them. nil means unknown (the kubectl plugin does not read them): a
+	// plan then takes every mark as set, and predicts what the adapter
+	// does once its rollouts are done.
+	Template map[string]string
 }
 
 // NamedPrefix is a prefix and the name of the object it comes from (a
@@ -94,11 +117,12 @@ func (l Limits) For(family string) int {
 // acknowledgements, the nodes and the ServiceCIDRs. Addresses and prefixes
 // are read the way Kubernetes reads them; the ones that cannot be read at
 // all are skipped (the lifecycle reports them in Degraded), so a broken
-// object never stops the adapter. RunningOn is left for the caller, which
-// knows the component's pods.
+// object never stops the adapter. RunningOn, NodeIPAM and Template are
+// left for the caller, which knows the component's pods and DaemonSet.
 func InputFrom(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus,
 	nodes []*slimnode.Node, serviceCIDRs []networkingv1.ServiceCIDR, limits Limits) Input {
 	in := Input{PodNetwork: pn, Previous: previous, Limits: limits}
+	var unannounced4, unannounced6 []string
 	for i := range serviceCIDRs {
 		for _, p := range cidr.ParseObserved(serviceCIDRs[i].Spec.CIDRs) {
 			in.ServiceCIDRs = append(in.ServiceCIDRs, NamedPrefix{Name: serviceCIDRs[i].Name, Prefix: p})
@@ -111,6 +135,21 @@ func InputFrom(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus,
 		addrs, _ := cidr.NodeAddresses(n.Status.Addresses) // the lifecycle reports the problems
 		for _, a := range addrs {
 			in.NodeAddresses = append(in.NodeAddresses, NodeAddress{Node: n.Name, Addr: a})
+		}
+		if !n.Announced.IPv4 {
+			unannounced4 = append(unannounced4, n.Name)
+		}
+		if !n.Announced.IPv6 {
+			unannounced6 = append(unannounced6, n.Name)
+		}
+	}
+	for family, names := range map[string][]string{cidr.IPv4: unannounced4, cidr.IPv6: unannounced6} {
+		if len(names) > 0 {
+			if in.Unannounced == nil {
+				in.Unannounced = map[string][]string{}
+			}
+			slices.Sort(names)
+			in.Unannounced[family] = names
 		}
 	}
 	return in

@@ -16,6 +16,19 @@ limitations under the License.
 
 package adapters
 
+import "strings"
+
+// NotCarriedPrefix starts the message of an acknowledgement that accepts a
+// range the component does not carry yet (Plan.NotCarried): the range may
+// go on, nothing breaks while nodes and pods use its addresses, but the
+// component's configuration does not hold it (flannel keeps IPv6 off
+// until no node can lack an IPv6 podCIDR). docs/protocol.md.
+const NotCarriedPrefix = "Accepted, not carried yet: "
+
+// IsNotCarried reports whether an acknowledgement's message says the range
+// is accepted but not carried yet.
+func IsNotCarried(message string) bool { return strings.HasPrefix(message, NotCarriedPrefix) }
+
 // Plan is what a component package (kubeproxy, flannel) decided for the
 // component's current configuration.
 type Plan struct {
@@ -38,4 +51,23 @@ type Plan struct {
 	// configuration the component refuses (so it cannot start with it);
 	// Config replaces it.
 	Invalid string
+	// NotCarried maps the name of every range the component accepts
+	// without carrying its traffic yet (flannel keeps an IPv6 range out
+	// of a cluster that still runs IPv4 only) to the note its
+	// acknowledgement starts with: NotCarriedPrefix, then what it waits
+	// for (docs/protocol.md).
+	NotCarried map[string]string
+	// Note, when not empty, says the same once, for the Ready condition.
+	Note string
+	// Template are the marks the component's rollout carries: pod-template
+	// annotations of its DaemonSet, by key, set beside the configuration
+	// hash; an empty value means the annotation must be absent. The hash
+	// covers them (RolloutHash), so a rollout proves that every pod
+	// started with them. A change of the configuration rolls out with the
+	// marks at once; a change of the marks alone waits until every pod
+	// runs the current template and, with a Descriptor.Proof, every node
+	// proved it, then rolls the pods out once more (flannel's
+	// "peers announced" rollout). The acknowledgements describe the
+	// configuration with these marks: they wait for that rollout too.
+	Template map[string]string
 }

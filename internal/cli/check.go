@@ -263,6 +263,9 @@ func (k *checker) withoutPodCIDRs() string {
 // candidate choice.
 func whyNoBlock(cfg *nodeipam.Config, pn *v1alpha1.PodNetwork, name string, labels map[string]string) string {
 	choice := nodeipam.Choose(cfg.Candidates, name, labels, v1alpha1.IPv4)
+	if awaited := cfg.FamilyWait(name, labels, choice); len(awaited) > 0 {
+		return nodeipam.FamilyWaitReason(awaited)
+	}
 	if len(choice) == 0 {
 		return "no Active range's nodeSelector matches it; add a range for it or change its labels"
 	}
@@ -356,6 +359,9 @@ func (k *checker) adapterConfig() string {
 			checked++
 		}
 		cfg := adapters.Config{Adapter: a.Consumer, Text: a.Config, Found: a.Found, Running: k.c.consumer(a.Consumer) != nil, Covered: a.Covered}
+		if self := k.c.consumer(a.Consumer); self != nil {
+			cfg.Acks = self.Status.Ranges // a range accepted as not carried yet is no drift
+		}
 		covered, drift, compared := cfg.Drift(pn)
 		for _, d := range drift {
 			k.add(SeverityError, subject, "%s", d)

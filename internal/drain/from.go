@@ -17,6 +17,7 @@ limitations under the License.
 package drain
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"time"
@@ -52,7 +53,7 @@ func NodeFrom(n *slimnode.Node) Node {
 	obs := cidr.ObservePrefixes(n.Spec.PodCIDRs)
 	_, marked := n.Labels[v1alpha1.DrainAssistNodeLabel]
 	return Node{Name: n.Name, PodCIDRs: obs.Prefixes, Unreadable: len(obs.Unreadable) > 0,
-		Marked: marked, Deleting: !n.DeletionTimestamp.IsZero()}
+		Marked: marked, Deleting: !n.DeletionTimestamp.IsZero(), Labels: maps.Clone(n.Labels)}
 }
 
 // FullNodeFrom converts a node read whole from the API server, with its
@@ -84,7 +85,7 @@ func FullNodeFrom(n *corev1.Node, pods []corev1.Pod, podsRead bool) Node {
 		d.Pods = append(d.Pods, PodFrom(&pods[i]))
 	}
 	return Node{Name: n.Name, PodCIDRs: obs.Prefixes, Unreadable: len(obs.Unreadable) > 0,
-		Marked: marked, Deleting: !n.DeletionTimestamp.IsZero(), Detail: d}
+		Marked: marked, Deleting: !n.DeletionTimestamp.IsZero(), Labels: n.Labels, Detail: d}
 }
 
 // PodFrom converts a pod.

@@ -51,7 +51,7 @@ func TestFullNodeFrom(t *testing.T) {
 	}
 	got := FullNodeFrom(n, []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "app", Name: "web"}}}, true)
 	g.Expect(got).To(Equal(Node{Name: "a", PodCIDRs: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/24")}, Marked: true, Deleting: true,
-		Detail: &Detail{StartedAt: t0, CordonedByUs: true, Unschedulable: true, DoNotDisrupt: v1alpha1.KarpenterDoNotDisruptAnnotation,
+		Labels: n.Labels, Detail: &Detail{StartedAt: t0, CordonedByUs: true, Unschedulable: true, DoNotDisrupt: v1alpha1.KarpenterDoNotDisruptAnnotation,
 			KarpenterManaged: true, ReplacementRequested: true, HandedOverAt: deleted.Time, PodsRead: true, Pods: []Pod{pod("web")}}}))
 
 	plain := FullNodeFrom(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "b",
@@ -65,7 +65,8 @@ func TestFullNodeFrom(t *testing.T) {
 	g.Expect(plain.Marked).To(BeFalse())
 
 	cached := NodeFrom(slimnode.From(n))
-	g.Expect(cached).To(Equal(Node{Name: "a", PodCIDRs: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/24")}, Marked: true, Deleting: true}))
+	g.Expect(cached).To(Equal(Node{Name: "a", PodCIDRs: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/24")}, Marked: true, Deleting: true,
+		Labels: n.Labels}))
 }
 
 func TestPodFrom(t *testing.T) {

@@ -42,7 +42,7 @@ type planner struct {
 }
 
 func newPlanner(in *Input) *planner {
-	p := &planner{in: in, mode: in.Spec.EffectiveMode(), ranges: readRanges(in.Ranges),
+	p := &planner{in: in, mode: in.Spec.EffectiveMode(), ranges: readRanges(in),
 		holds: map[string][]held{}, skipped: map[string]v1alpha1.DrainNodeStatus{}}
 	for i := range in.Nodes {
 		n := &in.Nodes[i]
@@ -139,7 +139,7 @@ func Decide(in Input) Plan {
 		case n.Marked:
 			out.Nodes = append(out.Nodes, p.planMarked(n, hs))
 		case n.Deleting && len(hs) > 0:
-			out.Nodes = append(out.Nodes, NodePlan{Name: n.Name, Ranges: names(hs), Busy: true,
+			out.Nodes = append(out.Nodes, NodePlan{Name: n.Name, Ranges: names(hs), Lacks: lacked(hs), Busy: true,
 				State: v1alpha1.DrainNodeHandedOver, Reason: v1alpha1.DrainReasonDeleted,
 				Message: "Being deleted (not by drain assist); waiting for it to be gone"})
 		}
@@ -174,7 +174,7 @@ func Decide(in Input) Plan {
 // or is empty while it waits to be read.
 func (p *planner) planCandidate(n *Node) (NodePlan, bool) {
 	hs := p.holds[n.Name]
-	np := NodePlan{Name: n.Name, Ranges: names(hs), Handover: p.in.Spec.Handover}
+	np := NodePlan{Name: n.Name, Ranges: names(hs), Lacks: lacked(hs), Handover: p.in.Spec.Handover}
 	skip := func(reason v1alpha1.DrainNodeReason, msg string) (NodePlan, bool) {
 		np.State, np.Reason, np.Message = v1alpha1.DrainNodeSkipped, reason, msg
 		return np, false
@@ -204,7 +204,7 @@ func (p *planner) planCandidate(n *Node) (NodePlan, bool) {
 	}
 	np.Cordon = !d.Unschedulable
 	np.PodsLeft = len(left)
-	np.Message = fmt.Sprintf("it holds a block of Draining range %s; %s to evict", strings.Join(np.Ranges, ", "), pods(len(left)))
+	np.Message = fmt.Sprintf("%s; %s to evict", why(&np), pods(len(left)))
 	if len(toEvict) > 0 {
 		np.Steps, np.Evict = []Step{StepEvict}, toEvict
 	} else if len(left) == 0 {
@@ -220,7 +220,7 @@ const notKarpenterMessage = "Nothing says Karpenter manages the node (no karpent
 
 // planMarked plans a node drain assist started.
 func (p *planner) planMarked(n *Node, hs []held) NodePlan {
-	np := NodePlan{Name: n.Name, Ranges: names(hs), Marked: true, Busy: true, Handover: p.in.Spec.Handover}
+	np := NodePlan{Name: n.Name, Ranges: names(hs), Lacks: lacked(hs), Marked: true, Busy: true, Handover: p.in.Spec.Handover}
 	d := n.Detail
 	if d == nil {
 		np.State, np.Message = v1alpha1.DrainNodeDraining, "Not read yet"
@@ -238,7 +238,7 @@ func (p *planner) planMarked(n *Node, hs []held) NodePlan {
 		np.State, np.Reason, np.Message = v1alpha1.DrainNodeHandedOver, v1alpha1.DrainReasonDeleted, "Deleted; waiting for it to be gone"
 		return np
 	case len(hs) == 0:
-		return release("", "", "It no longer holds a block in a Draining range")
+		return release("", "", "It no longer holds a block in a Draining range, nor lacks a family (familyPolicy AllOrWait)")
 	case d.DoNotDisrupt != "":
 		return release(v1alpha1.DrainNodeSkipped, v1alpha1.DrainReasonNodeDoNotDisrupt, fmt.Sprintf("The node is annotated %s", d.DoNotDisrupt))
 	case d.ReplacementRequested:
@@ -274,8 +274,36 @@ func (p *planner) planMarked(n *Node, hs []held) NodePlan {
 func (p *planner) handover(np *NodePlan) {
 	np.Steps = append(np.Steps, StepHandOver)
 	if np.Handover == v1alpha1.HandoverCondition {
-		np.ConditionMessage = conditionMessage(p.ranges, np.Ranges)
+		np.ConditionReason, np.ConditionMessage = v1alpha1.PodCIDRRangeDrainingReason, conditionMessage(p.ranges, np.Ranges)
+		if len(np.Ranges) == 0 {
+			np.ConditionReason, np.ConditionMessage = v1alpha1.PodCIDRFamilyMissingReason, lacksMessage(np.Lacks)
+		}
 	}
+}
+
+// why says why drain assist replaces a node, for messages and events:
+// "it holds a block of Draining range old", "it lacks an IPv6 podCIDR;
+// familyPolicy AllOrWait (Active range v6 selects it)", or both.
+func why(np *NodePlan) string {
+	var parts []string
+	if len(np.Ranges) > 0 {
+		parts = append(parts, "it holds a block of Draining range "+strings.Join(np.Ranges, ", "))
+	}
+	for _, l := range np.Lacks {
+		parts = append(parts, fmt.Sprintf("it lacks an %s podCIDR; familyPolicy AllOrWait (Active range %s selects it)", l.Family, l.Range))
+	}
+	return strings.Join(parts, ", and ")
+}
+
+// lacksMessage is the message of the PodCIDRReplacementNeeded condition of
+// a node replaced for a family it lacks.
+func lacksMessage(ls []Lack) string {
+	var parts []string
+	for _, l := range ls {
+		parts = append(parts, fmt.Sprintf("an %s podCIDR (Active range %s selects the node)", l.Family, l.Range))
+	}
+	return "The node lacks " + strings.Join(parts, " and ") + " and spec.allocation.familyPolicy is AllOrWait" +
+		"; node podCIDRs cannot change, so only a replacement node gets every family"
 }
 
 // conditionMessage is the message of the node's PodCIDRReplacementNeeded

@@ -47,6 +47,11 @@ import (
 //   - no node is lost: every node drain assist started is planned and
 //     reported, and the counts add up to the holders.
 //
+// A third of the runs are a conversion to dual-stack: an Active IPv6 range
+// without nodeSelector and familyPolicy AllOrWait, some nodes IPv4-only in
+// the Active IPv4 range (drain assist replaces them like holders) and
+// replacements that get both families.
+//
 // Then the cluster calms down (budgets allow, writes succeed, Karpenter and
 // Cluster API replace what is handed over) and every holder must be gone
 // within a bound. DRAIN_SEED=n replays one seed.
@@ -58,8 +63,10 @@ type simPod struct {
 }
 
 type simNode struct {
-	name      string
-	prefix    netip.Prefix
+	name   string
+	prefix netip.Prefix
+	// v6 is the node's IPv6 podCIDR, invalid when it has none.
+	v6        netip.Prefix
 	labelled  bool
 	startedAt time.Time
 	// cordonedByUs is the annotation; unschedulable the spec field.
@@ -87,6 +94,8 @@ type sim struct {
 	previous *v1alpha1.DrainAssistStatus
 	calm     bool
 	seen     map[string]int
+	// dual: a conversion to dual-stack (familyPolicy AllOrWait, range v6).
+	dual bool
 }
 
 func TestRandomHistories(t *testing.T) {
@@ -126,7 +135,7 @@ func TestRandomHistories(t *testing.T) {
 		}
 	}
 	t.Logf("seen: %v", seen)
-	for _, k := range []string{"start", "evicted", "blocked", "handover-Delete", "handover-Condition", "release", "skipped", "recommended", "timeout", "conflict"} {
+	for _, k := range []string{"start", "evicted", "blocked", "handover-Delete", "handover-Condition", "release", "skipped", "recommended", "timeout", "conflict", "lacks"} {
 		if seen[k] == 0 {
 			t.Errorf("no history reached %q: the invariants were checked on nothing there", k)
 		}
@@ -146,6 +155,16 @@ func newSim(t *testing.T, rng *rand.Rand, seen map[string]int) *sim {
 	s.randomMaxUnavailable()
 	for range 2 + rng.IntN(8) {
 		s.addNode(true)
+	}
+	if rng.IntN(3) == 0 {
+		s.dual = true
+		s.ranges = append(s.ranges, v1alpha1.RangeStatus{Name: "v6", CIDR: "fd00::/48", Phase: v1alpha1.RangePhaseActive})
+		// IPv4-only nodes of the Active range, from before the
+		// conversion.
+		for range 1 + rng.IntN(5) {
+			s.addNode(false)
+			s.nodes[fmt.Sprintf("n-%03d", s.next-1)].v6 = netip.Prefix{}
+		}
 	}
 	return s
 }
@@ -173,6 +192,10 @@ func (s *sim) addNode(holder bool) {
 		prefix: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, third, byte(i / 256), byte(i % 256)}), 32)}
 	if !holder {
 		n.prefix = netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 2, byte(i / 256), byte(i % 256)}), 32)
+		if s.dual {
+			// NodeIPAM gives a replacement every family under AllOrWait.
+			n.v6 = netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfd, 0, 0, 0, 0, 0, byte(i / 256), byte(i % 256)}), 64)
+		}
 	} else {
 		n.prefix = netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 1, byte(i / 256), byte(i % 256)}), 32)
 	}
@@ -268,6 +291,10 @@ func (s *sim) environment() {
 // Candidates.
 func (s *sim) input() Input {
 	in := Input{Now: s.now, Generation: 1, Spec: s.spec, Ranges: s.ranges, Previous: s.previous, Poll: 10 * time.Second}
+	if s.dual {
+		in.FamilyPolicy = v1alpha1.FamilyPolicyAllOrWait
+		in.Declared = []v1alpha1.PodCIDRRange{{Name: "new", CIDR: "10.2.0.0/16"}, {Name: "v6", CIDR: "fd00::/48"}}
+	}
 	names := make([]string, 0, len(s.nodes))
 	for name := range s.nodes {
 		names = append(names, name)
@@ -276,6 +303,9 @@ func (s *sim) input() Input {
 	for _, name := range names {
 		n := s.nodes[name]
 		node := Node{Name: name, PodCIDRs: []netip.Prefix{n.prefix}, Marked: n.labelled, Deleting: n.deleting}
+		if n.v6.IsValid() {
+			node.PodCIDRs = append(node.PodCIDRs, n.v6)
+		}
 		if n.labelled {
 			node.Detail = s.detail(n)
 		}
@@ -331,6 +361,9 @@ func (s *sim) step() error {
 			s.seen["recommended"]++
 		case n.Reason == v1alpha1.DrainReasonTimeout:
 			s.seen["timeout"]++
+		}
+		if len(n.LacksFamilies) > 0 {
+			s.seen["lacks"]++
 		}
 	}
 	s.now = s.now.Add(time.Duration(s.rng.IntN(300)) * time.Second)

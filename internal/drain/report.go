@@ -82,7 +82,7 @@ func Summarize(in Input, plan Plan, results map[string]NodeResult) Report {
 		if np.State == v1alpha1.DrainNodeRecommended {
 			recommended = append(recommended, np.Name)
 		}
-		if len(np.Ranges) > 0 {
+		if np.Holds() {
 			c.add(np.State)
 		}
 		if np.State != "" {
@@ -154,8 +154,8 @@ func (r *reporter) outcome(np *NodePlan, res NodeResult) {
 		if !np.Cordon {
 			verb = "Already cordoned; started"
 		}
-		r.nodeEvent(np.Name, Normal, v1alpha1.DrainStartedEvent, actionCordon, fmt.Sprintf("%s to replace it: it holds a block of Draining range %s; %s to evict",
-			verb, strings.Join(np.Ranges, ", "), pods(np.PodsLeft)))
+		r.nodeEvent(np.Name, Normal, v1alpha1.DrainStartedEvent, actionCordon, fmt.Sprintf("%s to replace it: %s; %s to evict",
+			verb, why(np), pods(np.PodsLeft)))
 	}
 	if np.Has(StepEvict) && len(res.Evictions) > 0 {
 		r.evictions(np, res.Evictions)
@@ -313,10 +313,18 @@ func (r *reporter) nodeEvent(node, typ, reason, action, msg string) {
 // summary is status.drainAssist.message.
 func (r *reporter) summary(c *counts) string {
 	if r.plan.Total == 0 {
-		return "No node holds a block in a Draining range"
+		return r.nothingToReplace()
 	}
 	return fmt.Sprintf("%d to replace: %d draining, %d blocked, %d handed over, %d waiting, %d skipped (at most %d at a time)",
 		r.plan.Total, c.draining, c.blocked, c.handedOver, c.waiting, c.skipped, r.plan.MaxUnavailable)
+}
+
+// nothingToReplace says that no node is left to replace.
+func (r *reporter) nothingToReplace() string {
+	if r.in.FamilyPolicy == v1alpha1.FamilyPolicyAllOrWait {
+		return "No node holds a block in a Draining range or lacks a family an Active range selecting it has (familyPolicy AllOrWait)"
+	}
+	return "No node holds a block in a Draining range"
 }
 
 // condition is the Complete condition.
@@ -327,10 +335,14 @@ func (r *reporter) condition(c *counts, recommended []string) metav1.Condition {
 	case r.in.Deleting:
 		cond.Reason, cond.Message = v1alpha1.PodNetworkDeletingReason, "The PodNetwork is being deleted: every range drains, and drain assist replaces no node"
 	case r.plan.Total == 0:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.NoNodesToReplaceReason, "No node holds a block in a Draining range"
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, v1alpha1.NoNodesToReplaceReason, r.nothingToReplace()
 	case r.plan.Mode == v1alpha1.DrainAssistRecommend:
 		cond.Reason = v1alpha1.RecommendingReason
-		cond.Message = fmt.Sprintf("%s with blocks in Draining ranges; Auto mode would start %s next", nodeCount(r.plan.Total), listWords(recommended, "none now"))
+		what := "with blocks in Draining ranges"
+		if r.in.FamilyPolicy == v1alpha1.FamilyPolicyAllOrWait {
+			what += " or lacking an IP family (familyPolicy AllOrWait)"
+		}
+		cond.Message = fmt.Sprintf("%s %s; Auto mode would start %s next", nodeCount(r.plan.Total), what, listWords(recommended, "none now"))
 	case c.blocked+c.skipped > 0:
 		cond.Reason = v1alpha1.NodesBlockedReason
 		cond.Message = fmt.Sprintf("%s will not move on without help: %s", nodeCount(c.blocked+c.skipped), r.blockedWords())
@@ -351,7 +363,7 @@ func (r *reporter) blockedWords() string {
 	n := 0
 	for i := range r.nodes {
 		np := &r.nodes[i]
-		if len(np.Ranges) == 0 || (np.State != v1alpha1.DrainNodeBlocked && np.State != v1alpha1.DrainNodeSkipped) {
+		if !np.Holds() || (np.State != v1alpha1.DrainNodeBlocked && np.State != v1alpha1.DrainNodeSkipped) {
 			continue
 		}
 		n++
@@ -404,6 +416,9 @@ func nodeStatus(np *NodePlan) v1alpha1.DrainNodeStatus {
 	}
 	if np.Marked || np.State == v1alpha1.DrainNodeRecommended {
 		s.PodsLeft = ptr.To(int32(np.PodsLeft))
+	}
+	for _, l := range np.Lacks {
+		s.LacksFamilies = append(s.LacksFamilies, l.Family)
 	}
 	if len(np.Ranges) > 0 {
 		s.Ranges = slices.Clone(np.Ranges)

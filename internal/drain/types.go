@@ -43,6 +43,15 @@ type Input struct {
 	// Ranges is status.ranges: the Draining ranges and the Active ones
 	// that cover blocks or will give replacements theirs.
 	Ranges []v1alpha1.RangeStatus
+	// FamilyPolicy is spec.allocation.familyPolicy (empty means
+	// Independent). Under AllOrWait a node that holds no podCIDR of a
+	// family an Active range selecting it has is replaced like a holder
+	// of a Draining range: NodeIPAM gives its replacement every family.
+	FamilyPolicy v1alpha1.FamilyPolicy
+	// Declared are the declared ranges (spec.ranges with the
+	// autoscaler's), for the nodeSelector of each Active range; read only
+	// under AllOrWait.
+	Declared []v1alpha1.PodCIDRRange
 	// Nodes are every node, sorted by name. Whether a node is Marked must
 	// come from a fresh read (the controller lists the marked nodes from
 	// the API server, not from its cache): it is what maxUnavailable
@@ -72,6 +81,8 @@ type Node struct {
 	Marked bool
 	// Deleting is true when the node has a deletionTimestamp.
 	Deleting bool
+	// Labels are the node's labels, for the nodeSelectors of the ranges.
+	Labels map[string]string
 	// Detail is the rest of the node and its pods, read for marked nodes
 	// and Candidates only; nil when not read.
 	Detail *Detail
@@ -148,6 +159,9 @@ type NodePlan struct {
 	Name string
 	// Ranges are the Draining ranges the node holds a block in.
 	Ranges []string
+	// Lacks are the families the node holds no podCIDR of while an Active
+	// range selecting it has one (familyPolicy AllOrWait).
+	Lacks []Lack
 	// Marked is Node.Marked.
 	Marked bool
 	// Busy is true when the node takes one of the maxUnavailable slots.
@@ -171,13 +185,25 @@ type NodePlan struct {
 	// Evict are the pods StepEvict evicts.
 	Evict []Pod
 	// Handover is how StepHandOver hands the node over;
-	// ConditionMessage is the message of the PodCIDRReplacementNeeded
-	// condition.
+	// ConditionReason and ConditionMessage are the reason and message of
+	// its PodCIDRReplacementNeeded condition.
 	Handover         v1alpha1.DrainHandover
+	ConditionReason  string
 	ConditionMessage string
 	// Uncordon and RemoveCondition tell StepRelease what to undo.
 	Uncordon, RemoveCondition bool
 }
+
+// Lack is a family a node holds no podCIDR of, and the Active range that
+// would give a node joining now a block of it.
+type Lack struct {
+	Family v1alpha1.IPFamily
+	Range  string
+}
+
+// Holds reports whether the node is one drain assist replaces: it holds a
+// block in a Draining range or lacks a family.
+func (n *NodePlan) Holds() bool { return len(n.Ranges) > 0 || len(n.Lacks) > 0 }
 
 // Has reports whether the plan has step s.
 func (n *NodePlan) Has(s Step) bool {

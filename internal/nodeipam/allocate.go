@@ -34,6 +34,10 @@ import (
 type UnavailableError struct {
 	Reasons []string
 	RetryIn time.Duration
+	// FamilyWait is true when the node waits under familyPolicy AllOrWait
+	// for a Pending range of a family it would otherwise go without
+	// (Config.FamilyWait); Reasons name the ranges.
+	FamilyWait bool
 }
 
 func (e *UnavailableError) Error() string {

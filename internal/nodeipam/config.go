@@ -61,9 +61,14 @@ type Config struct {
 	// nodeSelector; the terms concerned match no node.
 	SelectorErrors map[string]error
 
-	// RecycleDelay and WhenExhausted are spec.allocation.
+	// RecycleDelay, WhenExhausted and FamilyPolicy are spec.allocation.
 	RecycleDelay  time.Duration
 	WhenExhausted allocator.ExhaustedPolicy
+	FamilyPolicy  v1alpha1.FamilyPolicy
+
+	// Awaited are the Pending ranges a node may have to wait for under
+	// FamilyPolicy AllOrWait (FamilyWait), sorted by name.
+	Awaited []AwaitedRange
 }
 
 // Candidate is an Active range a node may get a block from.
@@ -83,6 +88,7 @@ func NewConfig(pn *v1alpha1.PodNetwork) Config {
 		SelectorErrors: map[string]error{},
 		RecycleDelay:   DefaultRecycleDelay,
 		WhenExhausted:  allocator.Wait,
+		FamilyPolicy:   v1alpha1.FamilyPolicyIndependent,
 	}
 	if pn == nil {
 		return c
@@ -94,6 +100,7 @@ func NewConfig(pn *v1alpha1.PodNetwork) Config {
 		if a.WhenExhausted == v1alpha1.WhenExhaustedReuseOldest {
 			c.WhenExhausted = allocator.ReuseOldest
 		}
+		c.FamilyPolicy = a.EffectiveFamilyPolicy()
 	}
 
 	tracked := c.trackedRanges(pn)
@@ -106,6 +113,7 @@ func NewConfig(pn *v1alpha1.PodNetwork) Config {
 		c.Phases[t.spec.Name] = t.phase
 	}
 	c.Candidates = c.candidates(pn)
+	c.Awaited = c.awaitedRanges(pn)
 	return c
 }
 

@@ -68,6 +68,10 @@ func (s *State) Sync(pn *v1alpha1.PodNetwork) (SyncResult, error) {
 	if policyChanged {
 		s.alloc.SetPolicy(next.RecycleDelay, next.WhenExhausted)
 	}
+	// A new familyPolicy, or a Pending range appearing or going, changes
+	// which nodes wait under AllOrWait.
+	policyChanged = policyChanged || next.FamilyPolicy != s.cfg.FamilyPolicy ||
+		!slices.EqualFunc(s.cfg.Awaited, next.Awaited, func(x, y AwaitedRange) bool { return x.Name == y.Name })
 	res := SyncResult{Config: &next, Problems: ConfigProblems(&s.cfg, &next)}
 	candidatesChanged := !slices.EqualFunc(s.cfg.Candidates, next.Candidates, func(x, y Candidate) bool { return x.Name == y.Name })
 	specChanged := pn != nil && pn.Generation != s.specGeneration

@@ -57,7 +57,9 @@ type Allocation struct {
 // Allocate picks the blocks to write to a node without podCIDRs: the blocks
 // of a write still in flight for it, or new ones from its candidate ranges,
 // reserved in one all-or-nothing step. On failure (an *UnavailableError
-// when no block is free) the node waits for a range or a freed block.
+// when no block is free, or when under familyPolicy AllOrWait a Pending
+// range of a family no Active candidate gives it selects the node) the
+// node waits for a range or a freed block.
 func (s *State) Allocate(node *slimnode.Node) (Allocation, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,6 +81,12 @@ func (s *State) Allocate(node *slimnode.Node) (Allocation, error) {
 	out := Allocation{
 		Families:     Choose(s.cfg.Candidates, node.Name, node.Labels, s.primary),
 		AnyCandidate: len(s.cfg.Candidates) > 0,
+	}
+	if awaited := s.cfg.FamilyWait(node.Name, node.Labels, out.Families); len(awaited) > 0 {
+		// AllOrWait: never one family alone while the other's range is
+		// on its way; retried when the ranges change.
+		s.waiting[node.Name] = struct{}{}
+		return out, familyWaitError(awaited)
 	}
 	blocks, err := Allocate(s.alloc, node.Name, out.Families, now)
 	if err != nil {

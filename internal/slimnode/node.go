@@ -38,7 +38,8 @@ import (
 // Node is a Node with only the fields the operator's controllers read:
 //
 //   - metadata: name, uid, resourceVersion, creation and deletion
-//     timestamps, and labels (range nodeSelectors);
+//     timestamps, and labels (range nodeSelectors); of the annotations,
+//     only whether flanneld's public-IP ones are there (Announced);
 //   - spec: podCIDRs;
 //   - status: the InternalIP and ExternalIP addresses (no range may
 //     contain a node address) and the NetworkUnavailable condition (the
@@ -52,6 +53,28 @@ type Node struct {
 
 	Spec   Spec
 	Status Status
+
+	// Announced says which of flanneld's public-IP annotations the node
+	// carries. Their values are not kept: a map of annotations would cost
+	// more than the rest of the node.
+	Announced Announced
+}
+
+const (
+	// FlannelPublicIPAnnotation and FlannelPublicIPv6Annotation are the
+	// annotations with which flanneld announces its node's address of each
+	// family to the other nodes' flanneld, once it runs with the family
+	// enabled (flannel's pkg/subnet/kube).
+	FlannelPublicIPAnnotation   = "flannel.alpha.coreos.com/public-ip"
+	FlannelPublicIPv6Annotation = "flannel.alpha.coreos.com/public-ipv6"
+)
+
+// Announced says which of flanneld's public-IP annotations a node carries
+// (with a value that is not empty).
+type Announced struct {
+	// IPv4 is true when the node carries FlannelPublicIPAnnotation, IPv6
+	// when it carries FlannelPublicIPv6Annotation.
+	IPv4, IPv6 bool
 }
 
 // Spec is the part of a NodeSpec the operator reads.
@@ -81,6 +104,10 @@ func From(n *corev1.Node) *Node {
 			Labels:            n.Labels,
 		},
 		Spec: Spec{PodCIDRs: n.Spec.PodCIDRs},
+		Announced: Announced{
+			IPv4: n.Annotations[FlannelPublicIPAnnotation] != "",
+			IPv6: n.Annotations[FlannelPublicIPv6Annotation] != "",
+		},
 	}
 	out.Status.Addresses = ipAddresses(n.Status.Addresses)
 	for i := range n.Status.Conditions {
@@ -134,7 +161,7 @@ func (n *Node) DeepCopy() *Node {
 	if n == nil {
 		return nil
 	}
-	out := &Node{Spec: Spec{PodCIDRs: append([]string(nil), n.Spec.PodCIDRs...)}}
+	out := &Node{Spec: Spec{PodCIDRs: append([]string(nil), n.Spec.PodCIDRs...)}, Announced: n.Announced}
 	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Status.Addresses = append([]corev1.NodeAddress(nil), n.Status.Addresses...)
 	for i := range n.Status.Conditions {

@@ -36,8 +36,9 @@ func fullNode() *corev1.Node {
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "node-1", UID: "uid-1", ResourceVersion: "42", DeletionTimestamp: &deleting,
-			Labels: map[string]string{"kubernetes.io/os": "linux"}, Annotations: map[string]string{"dropped": "yes"},
-			Finalizers: []string{"dropped"},
+			Labels:      map[string]string{"kubernetes.io/os": "linux"},
+			Annotations: map[string]string{"dropped": "yes", FlannelPublicIPv6Annotation: "2001:db8::1"},
+			Finalizers:  []string{"dropped"},
 		},
 		Spec: corev1.NodeSpec{PodCIDR: "10.0.0.0/24", PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}, ProviderID: "dropped"},
 		Status: corev1.NodeStatus{
@@ -65,7 +66,8 @@ func TestFrom(t *testing.T) {
 			Name: "node-1", UID: "uid-1", ResourceVersion: "42", DeletionTimestamp: in.DeletionTimestamp,
 			Labels: map[string]string{"kubernetes.io/os": "linux"},
 		},
-		Spec: Spec{PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}},
+		Spec:      Spec{PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}},
+		Announced: Announced{IPv6: true},
 		Status: Status{
 			Addresses:  []corev1.NodeAddress{in.Status.Addresses[1], in.Status.Addresses[3]},
 			Conditions: []corev1.NodeCondition{in.Status.Conditions[1]},

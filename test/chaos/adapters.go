@@ -34,6 +34,7 @@ import (
 
 	"podnetwork.io/operator/internal/adapters/flannel"
 	"podnetwork.io/operator/internal/adapters/kubeproxy"
+	"podnetwork.io/operator/internal/slimnode"
 )
 
 // The components the adapters configure, at the operator's default
@@ -70,8 +71,10 @@ mode: ""
 `
 
 // flannelNetConf is flannel's upstream net-conf.json for a run with IPv4
-// ranges (the adapter turns EnableIPv6 on for a dual-stack one); an
-// IPv6-only run needs EnableIPv4 off, which only an admin sets.
+// ranges (a dual-stack run's IPv6 ranges are accepted, not carried: the
+// adapter turns EnableIPv6 on only under familyPolicy AllOrWait once every
+// node holds an IPv6 podCIDR, docs/protocol.md); an IPv6-only run needs
+// EnableIPv4 off, which only an admin sets.
 func flannelNetConf(families Families) string {
 	if families == IPv6 {
 		return `{
@@ -165,10 +168,14 @@ func deletePodsOn(ctx context.Context, c client.Client, node string) error {
 
 // adapterKubelet plays, for the adapters' pods, what kwok does not:
 //
-//   - flanneld's start: when a flannel pod runs, it stamps the pod's node
-//     with NetworkUnavailable=False, reason FlannelIsUp, as flanneld does
-//     at every start (the flannel adapter accepts a range only once every
-//     node of a rollout shows that stamp from after the change);
+//   - flanneld's start: when a flannel pod runs, it annotates the pod's
+//     node with flanneld's public-IP annotations of both families (the
+//     flannel adapter carries IPv6 only once every node announces its
+//     address and flanneld restarted after that, docs/consumers/flannel.md),
+//     then stamps the node with NetworkUnavailable=False, reason
+//     FlannelIsUp, as flanneld does at every start (the flannel adapter
+//     accepts a range only once every node of a rollout shows that stamp
+//     from after the change);
 //   - the kubelet's readiness: a running pod that kube-controller-manager
 //     marked not ready while its node missed heartbeats (an apiserver or
 //     etcd restart) is Ready again once the node is back, as its kubelet
@@ -225,6 +232,11 @@ func adapterKubelet(ctx context.Context, c client.Client) {
 				}
 				now := time.Now().UTC().Format(time.RFC3339)
 				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: p.Spec.NodeName}}
+				announce := fmt.Sprintf(`{"metadata":{"annotations":{%q:"192.0.2.1",%q:"2001:db8::1"}}}`,
+					slimnode.FlannelPublicIPAnnotation, slimnode.FlannelPublicIPv6Annotation)
+				if err := c.Patch(ctx, node, client.RawPatch(types.MergePatchType, []byte(announce))); client.IgnoreNotFound(err) != nil {
+					continue
+				}
 				if patchStatus(ctx, c, node, fmt.Sprintf(`{"status":{"conditions":[{"type":%q,"status":"False","reason":%q,"message":"Flannel is running on this node (chaos stand-in)","lastTransitionTime":%q,"lastHeartbeatTime":%q}]}}`,
 					corev1.NodeNetworkUnavailable, flannel.FlannelIsUpReason, now, now)) {
 					stamped[p.UID] = true

@@ -66,6 +66,13 @@ func (w *PodNetworkWrapper) WhenExhausted(p v1alpha1.WhenExhaustedPolicy) *PodNe
 	return w
 }
 
+// FamilyPolicy sets which IP families NodeIPAM gives a node
+// (spec.allocation.familyPolicy).
+func (w *PodNetworkWrapper) FamilyPolicy(p v1alpha1.FamilyPolicy) *PodNetworkWrapper {
+	w.allocation().FamilyPolicy = p
+	return w
+}
+
 // allocation returns spec.allocation, setting it first if it is unset.
 func (w *PodNetworkWrapper) allocation() *v1alpha1.AllocationPolicy {
 	if w.Spec.Allocation == nil {

@@ -45,6 +45,12 @@ type ControlPlaneOptions struct {
 	// APIServerArgs are extra kube-apiserver flags (name → value), for
 	// example feature gates that let older formats through.
 	APIServerArgs map[string]string
+	// ServiceCIDR is kube-apiserver's --service-cluster-ip-range
+	// (cluster.DefaultServiceCIDR when empty).
+	ServiceCIDR string
+	// Restartable lets the test restart kube-apiserver and etcd; see
+	// cluster.Options.
+	Restartable bool
 }
 
 // ControlPlane is a running local control plane with an admin client.
@@ -60,7 +66,10 @@ type ControlPlane struct {
 // StartControlPlane starts etcd and kube-apiserver with the CRDs of the
 // repository's config/crd/bases, and what opts asks for.
 func StartControlPlane(opts ControlPlaneOptions) (*ControlPlane, error) {
-	copts := cluster.Options{BindAddress: opts.BindAddress, APIServerArgs: opts.APIServerArgs}
+	copts := cluster.Options{
+		BindAddress: opts.BindAddress, APIServerArgs: opts.APIServerArgs,
+		ServiceCIDR: opts.ServiceCIDR, Restartable: opts.Restartable,
+	}
 	if !opts.WithoutCRDs {
 		root, err := cluster.RepoRoot()
 		if err != nil {

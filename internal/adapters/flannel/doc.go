@@ -25,5 +25,7 @@ limitations under the License.
 // every desired range and every podCIDR in use, and a change needs a restart
 // of the DaemonSet. Each flanneld stamps its node's NetworkUnavailable
 // condition (False, reason FlannelIsUp) when it has started, which is the
-// per-node proof the adapter waits for after a rollout.
+// per-node proof the adapter waits for after a rollout. After turning
+// EnableIPv6 on, the adapter rolls flannel out once more, once every node
+// announced its IPv6 address, before it carries IPv6 (peers.go).
 package flannel

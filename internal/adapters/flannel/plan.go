@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"strings"
 
+	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/adapters"
 	"podnetwork.io/operator/internal/cidr"
 )
@@ -39,31 +40,39 @@ type Networks struct {
 // smallest prefix that contains every accepted desired range and every node
 // podCIDR of that family. A family with nothing to cover keeps its current
 // value, because flanneld requires Network while IPv4 is enabled. Pending
-// ranges of a family flannel cannot run on every node are rejected
-// (disabledFamilies); otherwise an IPv6 range turns EnableIPv6 on.
+// IPv4 ranges are rejected while net-conf.json disables IPv4
+// (disabledFamilies). IPv6 ranges are accepted; on a flannel that runs
+// IPv4 only they turn IPv6Network and EnableIPv6 on once ipv6Gate allows
+// it, and are acknowledged as accepted, not carried, until then, and
+// until the rollout marked PeersAnnotation (ipv6Peers) is done.
 func Plan(current string, in adapters.Input) (adapters.Plan, error) {
 	conf, err := Parse(current)
 	if err != nil {
 		return adapters.Plan{}, err
 	}
 	rules := adapters.Rules{Subject: "flannel (Network, IPv6Network)", CoverNodePodCIDRs: true,
-		Disabled: disabledFamilies(conf, in)}
+		Disabled: disabledFamilies(conf)}
 	d := adapters.Decide(in, rules)
 	var want Networks
+	var notCarried map[string]string
+	var note string
 	if p, ok := d.Covering[cidr.IPv4]; ok && conf.IPv4Enabled() {
 		want.Network = p.String()
 	}
 	if p, ok := d.Covering[cidr.IPv6]; ok {
-		if msg, off := rules.Disabled[cidr.IPv6]; off {
-			// IPv6 prefixes already in use (an Active range or node
-			// podCIDRs) while some flannel node has none: turning
-			// EnableIPv6 on would stop flanneld there, so leave it off.
-			d.Problems = append(d.Problems, "IPv6 prefixes are in use ("+p.String()+") but EnableIPv6 stays off: "+msg)
-		} else {
+		enable, why := conf.IPv6Enabled(), ""
+		if !enable {
+			enable, why = ipv6Gate(in)
+		}
+		if enable {
 			want.IPv6Network = p.String()
 			want.EnableIPv6 = true
+		} else {
+			note = notCarriedNote(why)
+			notCarried = notCarriedRanges(in, d, note)
 		}
 	}
+	plan := adapters.Plan{Decision: d, NotCarried: notCarried, Note: note}
 	out, err := SetNetworks(current, want)
 	if err != nil {
 		return adapters.Plan{}, err
@@ -72,7 +81,28 @@ func Plan(current string, in adapters.Input) (adapters.Plan, error) {
 	if err != nil {
 		return adapters.Plan{}, err
 	}
-	return adapters.Plan{Config: out, Summary: summary(after), Decision: d}, nil
+	plan.Config, plan.Summary = out, summary(after)
+	mark, waiting := ipv6Peers(after, in)
+	plan.Template = map[string]string{PeersAnnotation: mark}
+	if waiting != "" && plan.NotCarried == nil {
+		if nc := notCarriedRanges(in, d, peersNote(waiting)); len(nc) > 0 {
+			plan.NotCarried, plan.Note = nc, peersNote(waiting)
+		}
+	}
+	return plan, nil
+}
+
+// notCarriedRanges gives note to every desired IPv6 range (Pending, Active
+// or Draining) the adapter accepts without carrying it: a Draining range
+// never carried is not "still included" either.
+func notCarriedRanges(in adapters.Input, d adapters.Decision, note string) map[string]string {
+	out := map[string]string{}
+	for _, rs := range v1alpha1.DesiredRanges(in.PodNetwork) {
+		if _, rejected := d.Rejected[rs.Name]; !rejected && isFamily(rs.CIDR, cidr.IPv6) {
+			out[rs.Name] = note
+		}
+	}
+	return out
 }
 
 func summary(c *NetConf) string {

@@ -17,7 +17,6 @@ limitations under the License.
 package flannel_test
 
 import (
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -33,9 +32,6 @@ import (
 
 func TestPlan(t *testing.T) {
 	upstream := read(t, "upstream.json")
-	podCIDR := func(node, cidr string) adapters.NamedPrefix {
-		return adapters.NamedPrefix{Name: node, Prefix: netip.MustParsePrefix(cidr)}
-	}
 	tests := []struct {
 		name          string
 		config        string
@@ -74,49 +70,11 @@ func TestPlan(t *testing.T) {
 			wantNetwork: "10.244.0.0/16",
 		},
 		{
-			name:        "an IPv6 range adds IPv6Network and turns EnableIPv6 on",
-			config:      upstream,
-			in:          adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56"))),
-			wantNetwork: "10.244.0.0/16",
-			wantIPv6:    "fd00:10:244::/56",
-			wantIPv6On:  true,
-			wantSummary: "Network 10.244.0.0/16, IPv6Network fd00:10:244::/56",
-		},
-		{
 			name:          "a family with nothing to cover keeps its value",
 			config:        upstream,
 			in:            adapterstest.Input(adapterstest.PodNetwork(adapterstest.Released("a", "10.244.0.0/16"))),
 			wantNetwork:   "10.244.0.0/16",
 			wantUntouched: true,
-		},
-		{
-			name:   "an IPv6 range is rejected while a node running flannel has only an IPv4 podCIDR",
-			config: upstream,
-			in: func() adapters.Input {
-				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56")))
-				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n1", "10.244.1.0/24"), podCIDR("n2", "10.244.2.0/24"),
-					podCIDR("n2", "fd00:10:244::/64"), podCIDR("gone", "10.244.3.0/24")}
-				in.RunningOn = []string{"n1", "n2", "new"}
-				return in
-			}(),
-			wantNetwork:   "10.244.0.0/16",
-			wantRejected:  "v6",
-			wantMessage:   "flannel cannot be made dual-stack in place: EnableIPv6 applies to every node, flanneld exits on a node without an IPv6 podCIDR, and 1 nodes running flannel have none (n1)",
-			wantProblem:   "IPv6 prefixes are in use (fd00:10:244::/64) but EnableIPv6 stays off",
-			wantUntouched: true,
-		},
-		{
-			name:   "an IPv6 range is accepted once every node running flannel has an IPv6 podCIDR",
-			config: upstream,
-			in: func() adapters.Input {
-				in := adapterstest.Input(adapterstest.PodNetwork(adapterstest.Active("a", "10.244.0.0/16"), adapterstest.Pending("v6", "fd00:10:244::/56")))
-				in.NodePodCIDRs = []adapters.NamedPrefix{podCIDR("n2", "10.244.2.0/24"), podCIDR("n2", "fd00:10:244::/64")}
-				in.RunningOn = []string{"n2", "no-podcidr-yet"}
-				return in
-			}(),
-			wantNetwork: "10.244.0.0/16",
-			wantIPv6:    "fd00:10:244::/56",
-			wantIPv6On:  true,
 		},
 		{
 			name:   "a dual-stack flannel takes a second IPv6 range whatever the nodes hold",

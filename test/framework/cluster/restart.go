@@ -89,6 +89,27 @@ func (c *Cluster) RestartAPIServer(hard bool) error {
 	return restart(api.Path, "--secure-port="+api.SecureServing.Port, hard, api.Stop, api.Start)
 }
 
+// RestartAPIServerWith restarts kube-apiserver as RestartAPIServer does
+// (SIGTERM), with args (name without dashes → value) changed first, as an
+// admin edits kube-apiserver's static pod manifest: for example a
+// service-cluster-ip-range that gained an IPv6 range. Needs
+// Options.Restartable.
+func (c *Cluster) RestartAPIServerWith(args map[string]string) error {
+	if !c.restartable {
+		return errors.New("RestartAPIServerWith needs a cluster started with Options.Restartable")
+	}
+	api := c.env.ControlPlane.GetAPIServer()
+	for k, v := range args {
+		api.Configure().Set(k, v)
+	}
+	if v, ok := args["service-cluster-ip-range"]; ok {
+		c.mu.Lock()
+		c.serviceCIDR = v
+		c.mu.Unlock()
+	}
+	return restart(api.Path, "--secure-port="+api.SecureServing.Port, false, api.Stop, api.Start)
+}
+
 // RestartEtcd stops etcd and starts it again on the same URL with the same
 // data, as RestartAPIServer does kube-apiserver. Needs Options.Restartable.
 func (c *Cluster) RestartEtcd(hard bool) error {

@@ -72,8 +72,12 @@ type container struct {
 	env     []string
 	logDir  string
 	created time.Time
-	// refresh rewrites the pod's volumes from the API before a restart.
-	refresh func(context.Context) error
+	uid     types.UID
+	// refresh rewrites the pod's volumes from the API before a restart and
+	// returns the ConfigMap files it wrote.
+	refresh func(context.Context) (map[string]string, error)
+	// record adds to the kubelet's history.
+	record func(ContainerEvent)
 
 	mu       sync.Mutex
 	cmd      *exec.Cmd
@@ -84,6 +88,21 @@ type container struct {
 	started  time.Time
 	lastExit string
 	nextTry  time.Time
+	// configs are the ConfigMap files the next start is given.
+	configs map[string]string
+}
+
+// event returns a history entry about this container.
+func (c *container) event(kind ContainerEventKind, message string) ContainerEvent {
+	return ContainerEvent{
+		Kind: kind, Pod: c.key, UID: c.uid, Node: c.node.Name, Container: c.spec.Name, At: time.Now(), Message: message,
+		Log: c.logPath(c.restarts),
+	}
+}
+
+// logPath is the log file of the program's run after restarts restarts.
+func (c *container) logPath(restarts int) string {
+	return filepath.Join(c.logDir, fmt.Sprintf("%s.%d.log", c.spec.Name, restarts))
 }
 
 // start runs the program once. The shell (inside `ip netns exec`, which
@@ -109,16 +128,20 @@ func (c *container) start() {
 	cmd := exec.Command("ip", args...)
 	cmd.Env = c.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	log, err := os.OpenFile(filepath.Join(c.logDir, fmt.Sprintf("%s.%d.log", c.spec.Name, c.restarts)), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	log, err := os.OpenFile(c.logPath(c.restarts), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err == nil {
 		cmd.Stdout, cmd.Stderr = log, log
 	}
 	c.cmd, c.done, c.ready, c.started = cmd, make(chan struct{}), false, time.Now()
 	if err := cmd.Start(); err != nil {
 		c.lastExit = err.Error()
+		c.emit(c.event(ContainerExited, "could not start: "+err.Error()))
 		close(c.done)
 		return
 	}
+	started := c.event(ContainerStarted, "")
+	started.ConfigMaps = c.configs
+	c.emit(started)
 	done := c.done
 	go func() {
 		err := cmd.Wait()
@@ -129,9 +152,20 @@ func (c *container) start() {
 		}
 		c.mu.Lock()
 		c.lastExit = fmt.Sprintf("%v at %s", err, time.Now().Format(time.RFC3339))
+		kind := ContainerExited
+		if c.stopping {
+			kind = ContainerStopped
+		}
+		c.emit(c.event(kind, fmt.Sprint(err)))
 		c.mu.Unlock()
 		close(done)
 	}()
+}
+
+func (c *container) emit(ev ContainerEvent) {
+	if c.record != nil {
+		c.record(ev)
+	}
 }
 
 func (c *container) exited() bool {
@@ -157,7 +191,12 @@ func (c *container) observe(ctx context.Context) ContainerState {
 			c.restarts++
 			c.mu.Unlock()
 			if c.refresh != nil {
-				_ = c.refresh(ctx) // a failed refresh restarts with the files as they were
+				// A failed refresh restarts with the files as they were.
+				if configs, err := c.refresh(ctx); err == nil {
+					c.mu.Lock()
+					c.configs = configs
+					c.mu.Unlock()
+				}
 			}
 			c.start()
 			c.mu.Lock()
@@ -260,7 +299,7 @@ func (c *container) logTail(lines int) string {
 	c.mu.Lock()
 	restarts := c.restarts
 	c.mu.Unlock()
-	b, err := os.ReadFile(filepath.Join(c.logDir, fmt.Sprintf("%s.%d.log", c.spec.Name, restarts)))
+	b, err := os.ReadFile(c.logPath(restarts))
 	if err != nil {
 		return err.Error()
 	}

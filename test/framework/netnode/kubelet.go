@@ -74,6 +74,60 @@ type Kubelet struct {
 	mu         sync.Mutex
 	containers map[types.UID]*container
 	nodes      map[string]*Node
+
+	// historyMu guards history alone: containers record under their own
+	// lock, which Running takes under mu.
+	historyMu sync.Mutex
+	history   []ContainerEvent
+}
+
+// ContainerEventKind says what happened to a pod's program.
+type ContainerEventKind string
+
+const (
+	// ContainerStarted: the program was started (first start or restart).
+	ContainerStarted ContainerEventKind = "Started"
+	// ContainerExited: the program ended by itself (an exit code, a crash,
+	// a signal the stand-in did not send), or could not be started.
+	ContainerExited ContainerEventKind = "Exited"
+	// ContainerStopped: the stand-in stopped the program because its pod
+	// was deleted or its node removed.
+	ContainerStopped ContainerEventKind = "Stopped"
+)
+
+// ContainerEvent is one entry of the history of the programs the stand-in
+// ran, which tests assert over (for example: no program exited by itself).
+type ContainerEvent struct {
+	Kind ContainerEventKind
+	// Pod, UID and Node say whose program it was, Container which of the
+	// pod's containers.
+	Pod       types.NamespacedName
+	UID       types.UID
+	Node      string
+	Container string
+	// At is when it happened.
+	At time.Time
+	// Message is how the program ended (Exited and Stopped).
+	Message string
+	// ConfigMaps are, for Started, the ConfigMap files the program was
+	// given, "<volume>/<file>" → content.
+	ConfigMaps map[string]string
+	// Log is the file the program's output of this run went to.
+	Log string
+}
+
+func (k *Kubelet) record(ev ContainerEvent) {
+	k.historyMu.Lock()
+	defer k.historyMu.Unlock()
+	k.history = append(k.history, ev)
+}
+
+// History returns every start and end of a program since the stand-in
+// started, in order.
+func (k *Kubelet) History() []ContainerEvent {
+	k.historyMu.Lock()
+	defer k.historyMu.Unlock()
+	return append([]ContainerEvent(nil), k.history...)
 }
 
 // SetupWithManager watches every pod; the reconciler keeps the ones bound to
@@ -150,7 +204,7 @@ func (k *Kubelet) ensure(ctx context.Context, pod *corev1.Pod, node *Node) (*con
 		return nil, nil
 	}
 	dir := filepath.Join(k.WorkDir, pod.Namespace+"_"+pod.Name+"_"+string(pod.UID[:8]))
-	mounts, err := k.volumes(ctx, pod, node, dir)
+	mounts, configs, err := k.volumes(ctx, pod, node, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -160,13 +214,14 @@ func (k *Kubelet) ensure(ctx context.Context, pod *corev1.Pod, node *Node) (*con
 	}
 	c = &container{
 		key: client.ObjectKeyFromObject(pod), node: node, spec: spec, binary: binary,
-		mounts: mounts, env: env, logDir: dir, created: time.Now(),
+		mounts: mounts, env: env, logDir: dir, created: time.Now(), uid: pod.UID,
+		configs: configs, record: k.record,
 		// The kubelet refreshes ConfigMap volumes while the pod runs, so a
 		// container that restarts after the ConfigMap was fixed reads the
 		// fixed file.
-		refresh: func(ctx context.Context) error {
-			_, err := k.volumes(ctx, pod, node, dir)
-			return err
+		refresh: func(ctx context.Context) (map[string]string, error) {
+			_, configs, err := k.volumes(ctx, pod, node, dir)
+			return configs, err
 		},
 	}
 	c.start()

@@ -34,9 +34,12 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // maxNodes bounds the nodes of one network: node i gets .(10+i) of the
@@ -75,6 +78,13 @@ func New(prefix string) (*Network, error) {
 	}
 	n := &Network{Bridge: prefix + "br", prefix: prefix, nodes: map[string]*Node{}}
 	_ = run("ip", "link", "del", n.Bridge) // left over by a killed run
+	// Suites run in parallel processes (go test ./...): picking a free
+	// subnet and taking it is one step under a lock of the machine.
+	unlock, err := lockMachine()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	for k := range subnets {
 		n.Gateway4 = netip.PrefixFrom(netip.AddrFrom4([4]byte{198, 18, byte(k), 1}), 24)
 		n.Gateway6 = netip.PrefixFrom(netip.AddrFrom16([16]byte{0: 0xfd, 1: 0x99, 7: byte(k), 15: 1}), 64)
@@ -94,6 +104,21 @@ func New(prefix string) (*Network, error) {
 		}
 	}
 	return n, nil
+}
+
+// lockMachine takes an exclusive lock shared by every process on the
+// machine that creates networks, and returns its release.
+func lockMachine() (func(), error) {
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "podnetwork-netnode.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the network lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("locking the network lock: %w", err)
+	}
+	// Closing the file releases the lock.
+	return func() { _ = f.Close() }, nil
 }
 
 // addressInUse reports whether a host interface already has addr.

@@ -38,12 +38,17 @@ type NodeOptions struct {
 	Labels map[string]string
 	// Interface names the node's interface on the bridge (default eth0).
 	Interface string
+	// IPv6Address registers the node's IPv6 InternalIP even while it has
+	// no IPv6 podCIDR: a dual-stack node whose podCIDRs NodeIPAM assigns
+	// after it registers.
+	IPv6Address bool
 }
 
 // AddNode creates the node's namespace and registers the Node as a kubelet
 // does: labels, the annotations every kubelet-registered Node carries
 // (flanneld crashes on a Node without any), its InternalIP addresses (IPv6
-// only when it has an IPv6 podCIDR, as a single-stack node) and Ready.
+// only when it has an IPv6 podCIDR or opts.IPv6Address, as a single-stack
+// node otherwise) and Ready.
 func (k *Kubelet) AddNode(ctx context.Context, name string, opts NodeOptions) (*Node, error) {
 	node, err := k.Network.AddNode(name, opts.Interface)
 	if err != nil {
@@ -74,11 +79,14 @@ func (k *Kubelet) AddNode(ctx context.Context, name string, opts NodeOptions) (*
 		return nil, errors.Join(fmt.Errorf("registering node %s: %w", name, err), k.Network.RemoveNode(name))
 	}
 	addresses := []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: node.IPv4.String()}}
+	ipv6 := opts.IPv6Address
 	for _, c := range opts.PodCIDRs {
 		if p, err := netip.ParsePrefix(c); err == nil && p.Addr().Is6() {
-			addresses = append(addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: node.IPv6.String()})
-			break
+			ipv6 = true
 		}
+	}
+	if ipv6 {
+		addresses = append(addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: node.IPv6.String()})
 	}
 	addresses = append(addresses, corev1.NodeAddress{Type: corev1.NodeHostName, Address: name})
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {

@@ -36,24 +36,30 @@ const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 // first container: ConfigMaps written as one file per key (read when the
 // program starts, as a kubelet does at container start), hostPath
 // directories kept per node (so /run/flannel survives a restart, as on a
-// real host), and a ServiceAccount token bound to the pod.
-func (k *Kubelet) volumes(ctx context.Context, pod *corev1.Pod, node *Node, dir string) ([]mount, error) {
+// real host), and a ServiceAccount token bound to the pod. It also returns
+// the ConfigMap files it wrote, "<volume>/<file>" → content.
+func (k *Kubelet) volumes(ctx context.Context, pod *corev1.Pod, node *Node, dir string) ([]mount, map[string]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sources := map[string]string{}
+	written := map[string]string{}
 	for _, v := range pod.Spec.Volumes {
 		switch {
 		case v.ConfigMap != nil:
 			src := filepath.Join(dir, "volumes", v.Name)
-			if err := k.writeConfigMap(ctx, pod.Namespace, v.ConfigMap, src); err != nil {
-				return nil, fmt.Errorf("pod %s: volume %s: %w", client.ObjectKeyFromObject(pod), v.Name, err)
+			files, err := k.writeConfigMap(ctx, pod.Namespace, v.ConfigMap, src)
+			if err != nil {
+				return nil, nil, fmt.Errorf("pod %s: volume %s: %w", client.ObjectKeyFromObject(pod), v.Name, err)
+			}
+			for path, content := range files {
+				written[v.Name+"/"+path] = content
 			}
 			sources[v.Name] = src
 		case v.HostPath != nil:
 			src := k.HostPath(node.Name, v.HostPath.Path)
 			if err := os.MkdirAll(src, 0o755); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sources[v.Name] = src
 		}
@@ -62,27 +68,29 @@ func (k *Kubelet) volumes(ctx context.Context, pod *corev1.Pod, node *Node, dir 
 	for _, m := range pod.Spec.Containers[0].VolumeMounts {
 		src, ok := sources[m.Name]
 		if !ok {
-			return nil, fmt.Errorf("pod %s: volume %s has a type the kubelet stand-in does not support", client.ObjectKeyFromObject(pod), m.Name)
+			return nil, nil, fmt.Errorf("pod %s: volume %s has a type the kubelet stand-in does not support", client.ObjectKeyFromObject(pod), m.Name)
 		}
 		mounts = append(mounts, mount{source: src, target: m.MountPath, readOnly: m.ReadOnly})
 	}
 	if pod.Spec.ServiceAccountName != "" {
 		src := filepath.Join(dir, "volumes", "serviceaccount")
 		if err := k.writeToken(ctx, pod, src); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		mounts = append(mounts, mount{source: src, target: serviceAccountDir, readOnly: true})
 	}
-	return mounts, nil
+	return mounts, written, nil
 }
 
-func (k *Kubelet) writeConfigMap(ctx context.Context, namespace string, src *corev1.ConfigMapVolumeSource, dir string) error {
+// writeConfigMap writes the ConfigMap's files into dir and returns them,
+// path → content.
+func (k *Kubelet) writeConfigMap(ctx context.Context, namespace string, src *corev1.ConfigMapVolumeSource, dir string) (map[string]string, error) {
 	cm := &corev1.ConfigMap{}
 	if err := k.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: src.Name}, cm); err != nil {
-		return fmt.Errorf("reading ConfigMap %s/%s: %w", namespace, src.Name, err)
+		return nil, fmt.Errorf("reading ConfigMap %s/%s: %w", namespace, src.Name, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	files := map[string]string{}
 	if len(src.Items) == 0 {
@@ -93,12 +101,14 @@ func (k *Kubelet) writeConfigMap(ctx context.Context, namespace string, src *cor
 	for _, item := range src.Items {
 		files[item.Key] = item.Path
 	}
+	written := map[string]string{}
 	for key, path := range files {
 		if err := os.WriteFile(filepath.Join(dir, path), []byte(cm.Data[key]), 0o644); err != nil {
-			return err
+			return nil, err
 		}
+		written[path] = cm.Data[key]
 	}
-	return nil
+	return written, nil
 }
 
 // writeToken requests a token for the pod's ServiceAccount, bound to the

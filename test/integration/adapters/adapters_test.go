@@ -277,18 +277,23 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		expectPrograms("10.244.0.0/16")
 	})
 
-	It("rejects an IPv6 range for flannel while its nodes are IPv4-only, and restarts no flanneld", func() {
+	It("accepts an IPv6 range for flannel without carrying it while its nodes are IPv4-only, and restarts no flanneld", func() {
 		before := programs()
 		ds := getDaemonSet(flannelNamespace, flannelDaemonSet)
 		setRanges(base, framework.Range("v6", "fd00:10:244::/56").Obj())
 
-		Eventually(ackOf(flannel, "v6")).Should(Equal("Pending/Rejected"))
+		// Accepted, not rejected: a rejection would keep the range
+		// Pending, and no node could ever get the IPv6 block that lets
+		// flannel turn IPv6 on.
+		Eventually(k8sClient.Phase).WithArguments("v6").Should(Equal(v1alpha1.RangePhaseActive))
+		Eventually(ackOf(flannel, "v6")).Should(Equal("Active/Accepted"))
 		msg := k8sClient.Ack(flannel, "v6").Message
-		Expect(msg).To(HavePrefix("flannel cannot be made dual-stack in place"))
-		Expect(msg).To(ContainSubstring(fmt.Sprintf("%d nodes running flannel have none (node-00, node-01, node-02)", initialNodes)))
-		Eventually(func() []v1alpha1.RangeRejection { return k8sClient.RangeStatus("v6").Rejections }).Should(ContainElement(
-			v1alpha1.RangeRejection{Consumer: flannel, Message: msg}))
-		Expect(k8sClient.Phase("v6")).To(Equal(v1alpha1.RangePhasePending))
+		Expect(adapters.IsNotCarried(msg)).To(BeTrue(), msg)
+		Expect(msg).To(ContainSubstring("flannel keeps carrying IPv4 only"))
+		Expect(msg).To(ContainSubstring(fmt.Sprintf("%d nodes hold podCIDRs without an IPv6 one", initialNodes)))
+		Expect(msg).To(ContainSubstring("node-00, node-01, node-02"))
+		Expect(msg).To(ContainSubstring("--enable-node-ipam=false"), "this suite's nodes get their podCIDRs from fixtures")
+		Expect(k8sClient.RangeStatus("v6").Rejections).To(BeEmpty())
 		Expect(flannelConfigText()).To(Equal(flannelConfig))
 		Expect(getDaemonSet(flannelNamespace, flannelDaemonSet).Generation).To(Equal(ds.Generation), "flannel was not rolled out")
 		expectRunningWithoutRestart(before)
@@ -297,22 +302,32 @@ var _ = Describe("kube-proxy and flannel adapters with the real programs", Order
 		}
 		// kube-proxy runs a dual-stack clusterCIDR on IPv4-only nodes, so
 		// its adapter accepts the range once kube-proxy runs it everywhere.
-		Eventually(ackOf(kubeProxy, "v6")).Should(Equal("Pending/Accepted"))
+		Eventually(ackOf(kubeProxy, "v6")).Should(Equal("Active/Accepted"))
 		Expect(kubeProxyConfigText()).To(ContainSubstring("clusterCIDR: 10.244.0.0/16,fd00:10:244::/56\n"))
 		expectRunningWithoutRestart(before)
 	})
 
-	It("accepts the IPv6 range once every node running flannel has an IPv6 podCIDR, and a dual-stack flannel takes a second one", func() {
+	It("keeps IPv6 off without NodeIPAM even once every node is dual-stack; a dual-stack flannel takes a second IPv6 range", func() {
 		// podCIDRs never change: the IPv4-only nodes are replaced by
 		// dual-stack ones.
 		for i := range initialNodes {
 			removeNode(nodeName(i))
 		}
-		Eventually(k8sClient.Phase).WithArguments("v6").Should(Equal(v1alpha1.RangePhaseActive))
-		Expect(flannelConfigText()).To(ContainSubstring(`"IPv6Network": "fd00:10:244::/56"`))
 		for i := 10; i < 12; i++ {
 			addNode(nodeName(i), fmt.Sprintf("10.244.%d.0/24", i), fmt.Sprintf("fd00:10:244:%x::/64", i))
 		}
+		// Nothing guarantees that a node joining gets an IPv6 podCIDR: the
+		// fixtures, not the operator's NodeIPAM, give them out here.
+		Eventually(func() string { return k8sClient.Ack(flannel, "v6").Message }).ShouldNot(ContainSubstring("nodes hold podCIDRs without"))
+		Expect(k8sClient.Ack(flannel, "v6").Message).To(ContainSubstring("--enable-node-ipam=false"))
+		Consistently(flannelConfigText, "3s").ShouldNot(ContainSubstring("IPv6Network"))
+
+		// The admin, who knows how nodes get their podCIDRs, turns IPv6 on
+		// by hand; the adapter rolls it out and keeps it.
+		text, err := flannelcfg.SetNetworks(flannelConfigText(), flannelcfg.Networks{IPv6Network: "fd00:10:244::/56", EnableIPv6: true})
+		Expect(err).NotTo(HaveOccurred())
+		setConfigData(flannelNamespace, flannelConfigMap, flannelKey, text)
+		Eventually(func() string { return k8sClient.Ack(flannel, "v6").Message }).ShouldNot(HavePrefix(adapters.NotCarriedPrefix))
 		for i := 10; i < 12; i++ {
 			Eventually(subnetEnv(nodeName(i))).Should(And(
 				HaveKeyWithValue("FLANNEL_IPV6_NETWORK", "fd00:10:244::/56"),

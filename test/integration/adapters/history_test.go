@@ -56,6 +56,11 @@ var components = []component{
 //     range that was Active or Draining at that revision: a configuration
 //     shrinks only once the lifecycle has Released a range.
 //
+// A range the adapter last accepted as not carried yet
+// (adapters.IsNotCarried: flannel accepts an IPv6 range while it keeps
+// IPv6 off) is exempt from both coverage checks until it accepts it
+// otherwise; the pods must still run the current configuration.
+//
 // kube-proxy in a range-independent mode, unparseable texts and a
 // clusterCIDR kube-proxy refuses (which a spec writes to see it replaced)
 // are skipped: the adapter acknowledges without a rollout, or not at all.
@@ -65,6 +70,14 @@ func expectAdapterPromises(events []framework.Event) {
 	texts := map[string]string{}                        // consumer → configuration text
 	pods := map[string]map[string]*corev1.Pod{}         // daemonSet → pod name → pod
 	acks := map[string][]v1alpha1.ConsumerRangeStatus{} // consumer → acknowledgements
+	notCarried := func(consumer, rangeName string) bool {
+		for _, a := range acks[consumer] {
+			if a.Name == rangeName && a.Result == v1alpha1.AckAccepted && adapters.IsNotCarried(a.Message) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, c := range components {
 		pods[c.daemonSet] = map[string]*corev1.Pod{}
 	}
@@ -94,7 +107,7 @@ func expectAdapterPromises(events []framework.Event) {
 					continue
 				}
 				for _, rs := range ranges {
-					if rs.Phase == v1alpha1.RangePhaseActive || rs.Phase == v1alpha1.RangePhaseDraining {
+					if (rs.Phase == v1alpha1.RangePhaseActive || rs.Phase == v1alpha1.RangePhaseDraining) && !notCarried(c.consumer, rs.Name) {
 						Expect(coversRange(covered, rs.CIDR)).To(BeTrue(),
 							"at revision %d the %s configuration %q no longer covered %s range %s (%s)", ev.RV, c.consumer, texts[c.consumer], rs.Phase, rs.Name, rs.CIDR)
 					}
@@ -113,15 +126,17 @@ func expectAdapterPromises(events []framework.Event) {
 					if !ok {
 						continue
 					}
-					hash := adapters.ConfigHash(texts[c.consumer])
 					// Not one pod per node: a node that joined after the
 					// DaemonSet controller last counted has no pod yet, and
 					// its pod will start from the current template.
 					for _, p := range pods[c.daemonSet] {
+						// The hash covers the configuration and the marks
+						// the pod started with (flannel's peers mark).
+						hash := adapters.RolloutHash(texts[c.consumer], map[string]string{flannelcfg.PeersAnnotation: p.Annotations[flannelcfg.PeersAnnotation]})
 						Expect(p.Annotations[rollout.ConfigHashAnnotation]).To(Equal(hash),
 							"at revision %d %s accepted %s of %s while pod %s ran another configuration", ev.RV, c.consumer, a.Phase, a.Name, p.Name)
 					}
-					if a.Phase != v1alpha1.RangePhaseReleased {
+					if a.Phase != v1alpha1.RangePhaseReleased && !adapters.IsNotCarried(a.Message) {
 						Expect(coversRange(covered, a.CIDR)).To(BeTrue(), "at revision %d %s accepted %s of %s with configuration %q",
 							ev.RV, c.consumer, a.Phase, a.Name, texts[c.consumer])
 					}

@@ -17,44 +17,27 @@ limitations under the License.
 package adapters_test
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
-
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 
 	"podnetwork.io/operator/test/framework/netnode"
+	progs "podnetwork.io/operator/test/framework/programs"
 )
 
-// What the real programs did, read from inside the node namespaces.
+// What the real programs did, read from inside the node namespaces
+// (test/framework/programs).
 
 // subnetEnv returns what flanneld wrote to /run/flannel/subnet.env on a
 // node, as key → value, empty while there is no file.
 func subnetEnv(node string) func() map[string]string {
-	return func() map[string]string {
-		b, err := os.ReadFile(filepath.Join(kubelet.HostPath(node, "/run/flannel"), "subnet.env"))
-		out := map[string]string{}
-		if err != nil {
-			return out
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				out[k] = v
-			}
-		}
-		return out
-	}
+	return func() map[string]string { return progs.SubnetEnv(kubelet, node) }
 }
 
 // rules returns the output of a rule-listing command (iptables-save,
 // ip6tables-save, nft list ruleset) in a node's namespace.
 func rules(node string, command ...string) func() string {
 	return func() string {
-		n := network.Node(node)
-		Expect(n).NotTo(BeNil(), "node %s", node)
-		out, err := n.Output(ctx, command[0], command[1:]...)
+		out, err := progs.Rules(ctx, network, node, command...)
 		Expect(err).NotTo(HaveOccurred())
 		return out
 	}
@@ -64,24 +47,11 @@ func iptablesSave(node string) func() string  { return rules(node, "iptables-sav
 func ip6tablesSave(node string) func() string { return rules(node, "ip6tables-save") }
 func nftRuleset(node string) func() string    { return rules(node, "nft", "list", "ruleset") }
 
-// flannelMasquerades matches flanneld's --ip-masq rule for its Network:
-// traffic from the pod network to outside it (not multicast) is
-// masqueraded.
-func flannelMasquerades(network string) OmegaMatcher {
-	return MatchRegexp(`-A FLANNEL-POSTRTG -s ` + regexp.QuoteMeta(network) + ` ! -d (224\.0\.0\.0/4|ff00::/8) .*-j MASQUERADE`)
-}
-
-// kubeProxyMasquerades matches kube-proxy's iptables rule that marks
-// traffic to a ClusterIP from outside clusterCIDR for masquerading.
-func kubeProxyMasquerades(clusterCIDR string) OmegaMatcher {
-	return MatchRegexp(`! -s ` + regexp.QuoteMeta(clusterCIDR) + ` -d \S+ .*-j KUBE-MARK-MASQ`)
-}
-
-// kubeProxyNftMasquerades matches the same rule in kube-proxy's nftables
-// mode.
-func kubeProxyNftMasquerades(clusterCIDR string) OmegaMatcher {
-	return MatchRegexp(`ip saddr != ` + regexp.QuoteMeta(clusterCIDR) + ` .*(jump mark-for-masquerade|masquerade)`)
-}
+var (
+	flannelMasquerades      = progs.FlannelMasquerades
+	kubeProxyMasquerades    = progs.KubeProxyMasquerades
+	kubeProxyNftMasquerades = progs.KubeProxyNftMasquerades
+)
 
 // nodeNames lists the nodes registered now.
 func nodeNames() []string {

@@ -19,10 +19,7 @@ package adapters_test
 import (
 	"context"
 	"fmt"
-	"net/netip"
-	"net/url"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -35,6 +32,7 @@ import (
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/framework/cluster"
 	"podnetwork.io/operator/test/framework/netnode"
+	progs "podnetwork.io/operator/test/framework/programs"
 )
 
 // The suite runs the adapters against the real programs they configure:
@@ -78,11 +76,10 @@ var _ = BeforeSuite(func() {
 	hist, err = framework.Record(ctx, k8sClient,
 		&v1alpha1.PodNetworkList{}, &v1alpha1.PodNetworkConsumerList{}, &corev1.ConfigMapList{}, &corev1.PodList{})
 	Expect(err).NotTo(HaveOccurred())
-	host, err := url.Parse(controlPlane.Config.Host)
+	apiServer, err := progs.APIServerHostPort(controlPlane)
 	Expect(err).NotTo(HaveOccurred())
-	apiServer := host.Host
 	createFixtures(apiServer)
-	processes = append(processes, startKubelet(apiServer))
+	processes = append(processes, startKubelet())
 	for i := range initialNodes {
 		addNode(nodeName(i), fmt.Sprintf("10.244.%d.0/24", i))
 	}
@@ -107,23 +104,9 @@ var _ = AfterSuite(func() {
 
 // startKubelet runs the kubelet stand-in of every node in its own manager,
 // as kubelets run apart from the control plane.
-func startKubelet(apiServer string) *framework.Process {
-	root, err := cluster.RepoRoot()
+func startKubelet() *framework.Process {
+	k, p, err := progs.StartKubelet(ctx, controlPlane, network)
 	Expect(err).NotTo(HaveOccurred())
-	binaries := map[string]string{
-		flannelContainer:   filepath.Join(root, "bin", "flanneld"),
-		kubeProxyContainer: filepath.Join(controlPlane.Cluster.AssetsDir, "kube-proxy"),
-	}
-	for _, b := range binaries {
-		Expect(b).To(BeAnExistingFile(), "make test-assets builds it")
-	}
-	mgr, err := framework.NewManager(controlPlane.Config)
-	Expect(err).NotTo(HaveOccurred())
-	kubelet = &netnode.Kubelet{
-		Client: controlPlane.Client, Network: network, Binaries: binaries,
-		APIServer: netip.MustParseAddrPort(apiServer), CACert: controlPlane.Config.CAData,
-		WorkDir: filepath.Join(controlPlane.Cluster.WorkDir, "nodes"),
-	}
-	Expect(kubelet.SetupWithManager(mgr)).To(Succeed())
-	return framework.StartManager(ctx, "the kubelet stand-in", mgr)
+	kubelet = k
+	return p
 }

@@ -166,6 +166,12 @@ func podNetwork(ranges ...map[string]any) map[string]any {
 	}
 }
 
+// withAllocation sets spec.allocation of a PodNetwork built by podNetwork.
+func withAllocation(pn, allocation map[string]any) map[string]any {
+	pn["spec"].(map[string]any)["allocation"] = allocation
+	return pn
+}
+
 func rng(name, cidr string, nodeMaskSize ...int64) map[string]any {
 	r := map[string]any{"name": name, "cidr": cidr}
 	if len(nodeMaskSize) > 0 {
@@ -266,6 +272,7 @@ func TestPodNetworkRules(t *testing.T) {
 		{name: "expansion with same nodeMaskSize", obj: podNetwork(rng("a", "10.0.0.0/8"), rng("b", "10.1.0.0/16"), rng("c", "10.2.0.0/16", 24))},
 		{name: "disjoint", obj: podNetwork(rng("a", "10.0.0.0/16"), rng("b", "10.1.0.0/16", 26))},
 		{name: "families never overlap", obj: podNetwork(rng("a", "10.0.0.0/8"), rng("b", "fd00::/48"))},
+		{name: "familyPolicy AllOrWait", obj: withAllocation(podNetwork(), map[string]any{"familyPolicy": "AllOrWait"})},
 		{
 			name:    "cidr immutable",
 			old:     podNetwork(rng("a", "10.0.0.0/16")),

@@ -108,7 +108,15 @@ func current(key client.ObjectKey) *corev1.ConfigMap {
 // ranges, with the merge patch the adapter sends, as c.
 func operatorWrite(c client.Client, key client.ObjectKey, dataKey string, plan func(string, adapters.Input) (adapters.Plan, error)) (string, error) {
 	cm := current(key)
-	p, err := plan(cm.Data[dataKey], adapters.InputFrom(k8sClient.GetPodNetwork(), nil, nil, nil, adapters.DefaultLimits))
+	in := adapters.InputFrom(k8sClient.GetPodNetwork(), nil, nil, nil, adapters.DefaultLimits)
+	// As the operator with its NodeIPAM under familyPolicy AllOrWait (no
+	// node here), so that flannel's adapter may turn EnableIPv6 on.
+	in.NodeIPAM = true
+	if in.PodNetwork.Spec.Allocation == nil {
+		in.PodNetwork.Spec.Allocation = &v1alpha1.AllocationPolicy{}
+	}
+	in.PodNetwork.Spec.Allocation.FamilyPolicy = v1alpha1.FamilyPolicyAllOrWait
+	p, err := plan(cm.Data[dataKey], in)
 	Expect(err).NotTo(HaveOccurred())
 	base := cm.DeepCopy()
 	cm.Data[dataKey] = p.Config

@@ -57,6 +57,7 @@ var _ = Describe("NodeIPAM fail-over", func() {
 		deleteNodes(names[:10])
 		Eventually(quarantined).Should(HaveLen(10))
 		clk.Step(61 * time.Second)
+		touchPodNetwork()
 		Eventually(quarantined).Should(BeEmpty())
 
 		// Two go within the delay: they must wait out what is left of it.

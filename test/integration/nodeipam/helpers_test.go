@@ -197,6 +197,22 @@ func touchNode(name string) {
 	}).Should(Succeed())
 }
 
+// touchPodNetwork changes an annotation of the PodNetwork, which makes
+// NodeIPAM's network reconciler report at once: after a step of the fake
+// clock, its own requeue still waits in real time.
+func touchPodNetwork() {
+	GinkgoHelper()
+	Eventually(func() error {
+		pn := k8sClient.GetPodNetwork()
+		patch := client.MergeFrom(pn.DeepCopy())
+		if pn.Annotations == nil {
+			pn.Annotations = map[string]string{}
+		}
+		pn.Annotations["test.podnetwork.io/touched"] = fmt.Sprint(time.Now().UnixNano())
+		return k8sClient.Patch(suiteCtx, pn, patch)
+	}).Should(Succeed())
+}
+
 func deleteNode(name string) {
 	GinkgoHelper()
 	Expect(client.IgnoreNotFound(k8sClient.Delete(suiteCtx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}))).To(Succeed())
