@@ -23,30 +23,30 @@ import (
 	"strings"
 	"time"
 
-	"go4.org/netipx"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/netpolicy"
 )
 
 // IgnoreAnnotation, set to "true" on a NetworkPolicy, keeps the audit from
 // checking it: a policy that means to allow only the ranges it lists.
-const IgnoreAnnotation = "podnetwork.io/audit-ignore"
+const IgnoreAnnotation = netpolicy.IgnoreAnnotation
 
 // NetworkPolicies checks the ipBlocks of policies, one page of a list.
 //
 // A policy written for the pod network as it was keeps allowing only the
 // ranges it lists: pods on the nodes of a range added since are not
-// allowed. Nothing in a policy says it is meant for the pod network, so a
-// rule counts as written for it when, per IP family, its ipBlocks cover
-// every range that was in use when the policy was last written (Draining
-// now, or Active since before that write, LastWritten) and at least one
-// there is; it misses a range that became Active after that write and
-// that its ipBlocks do not cover. A rule that allows only part of the
-// ranges (one pool's) was not written for the whole pod network and is
-// never reported, and neither is a policy annotated IgnoreAnnotation.
+// allowed. The rule is netpolicy's (the one `kubectl podnetwork plan`
+// applies to the ranges a change adds): the ranges the policy was written
+// for are those in use when it was last written (Draining now, or Active
+// since before that write, LastWritten), and a rule misses a range that
+// became Active after that write and that its ipBlocks do not cover. A
+// rule that allows only part of the ranges (one pool's) was not written
+// for the whole pod network and is never reported, and neither is a
+// policy annotated IgnoreAnnotation.
 func (r *Run) NetworkPolicies(policies []networkingv1.NetworkPolicy) {
 	for i := range policies {
 		r.networkPolicy(&policies[i])
@@ -61,23 +61,31 @@ type ruleMiss struct {
 }
 
 func (r *Run) networkPolicy(np *networkingv1.NetworkPolicy) {
-	if np.Annotations[IgnoreAnnotation] == "true" {
+	if netpolicy.Ignored(np) {
 		return
 	}
 	written := LastWritten(&np.ObjectMeta)
 	if !r.activeAfter(written) {
 		return // nothing new since the policy was written: the common case, and cheap
 	}
-	var misses []ruleMiss
-	for i := range np.Spec.Ingress {
-		if m, ok := r.ruleMisses(np.Spec.Ingress[i].From, written); ok {
-			m.rule = fmt.Sprintf("ingress rule %d", i+1)
-			misses = append(misses, m)
+	var known, newer []netpolicy.Range
+	var newerRanges []inUseRange
+	for i := range r.inUse {
+		u := &r.inUse[i]
+		if u.activeAfter(written) {
+			newer = append(newer, netpolicy.Range{Name: u.name, Prefix: u.prefix})
+			newerRanges = append(newerRanges, *u)
+		} else {
+			known = append(known, netpolicy.Range{Name: u.name, Prefix: u.prefix})
 		}
 	}
-	for i := range np.Spec.Egress {
-		if m, ok := r.ruleMisses(np.Spec.Egress[i].To, written); ok {
-			m.rule = fmt.Sprintf("egress rule %d", i+1)
+	var misses []ruleMiss
+	for _, rule := range netpolicy.Rules(np) {
+		m := ruleMiss{rule: rule.Name, allows: rule.Allows}
+		for _, i := range rule.LeavesOut(known, newer) {
+			m.missed = append(m.missed, newerRanges[i])
+		}
+		if len(m.missed) > 0 {
 			misses = append(misses, m)
 		}
 	}
@@ -116,78 +124,6 @@ func (r *Run) activeAfter(t time.Time) bool {
 // written at t could not know.
 func (u *inUseRange) activeAfter(t time.Time) bool {
 	return u.phase == v1alpha1.RangePhaseActive && u.since.After(t)
-}
-
-// ruleMisses returns the ranges that became Active after written and that
-// the ipBlocks of peers do not cover, in a family whose older ranges they
-// all cover; ok is false when there are none.
-func (r *Run) ruleMisses(peers []networkingv1.NetworkPolicyPeer, written time.Time) (ruleMiss, bool) {
-	set, allows := ipBlocks(peers)
-	if set == nil {
-		return ruleMiss{}, false
-	}
-	var m ruleMiss
-	for _, v4 := range []bool{true, false} {
-		older, covered := 0, true
-		var missed []inUseRange
-		for i := range r.inUse {
-			u := &r.inUse[i]
-			if u.prefix.Addr().Is4() != v4 {
-				continue
-			}
-			switch {
-			case u.activeAfter(written):
-				if !set.ContainsPrefix(u.prefix) {
-					missed = append(missed, *u)
-				}
-			default:
-				older++
-				covered = covered && set.ContainsPrefix(u.prefix)
-			}
-		}
-		if older > 0 && covered {
-			m.missed = append(m.missed, missed...)
-		}
-	}
-	m.allows = allows
-	return m, len(m.missed) > 0
-}
-
-// ipBlocks returns the addresses the ipBlocks of peers allow (their CIDRs
-// without their excepts) and the CIDRs; nil when no peer is an ipBlock.
-// A CIDR that does not parse is left out (the API server validates them).
-func ipBlocks(peers []networkingv1.NetworkPolicyPeer) (*netipx.IPSet, []netip.Prefix) {
-	var b netipx.IPSetBuilder
-	var allows []netip.Prefix
-	for i := range peers {
-		blk := peers[i].IPBlock
-		if blk == nil {
-			continue
-		}
-		p, err := netip.ParsePrefix(blk.CIDR)
-		if err != nil {
-			continue
-		}
-		allows = append(allows, p.Masked())
-		var one netipx.IPSetBuilder
-		one.AddPrefix(p.Masked())
-		for _, e := range blk.Except {
-			if q, err := netip.ParsePrefix(e); err == nil {
-				one.RemovePrefix(q.Masked())
-			}
-		}
-		if s, err := one.IPSet(); err == nil {
-			b.AddSet(s)
-		}
-	}
-	if len(allows) == 0 {
-		return nil, nil
-	}
-	set, err := b.IPSet()
-	if err != nil {
-		return nil, nil
-	}
-	return set, allows
 }
 
 // LastWritten is when an object was last written, as far as its metadata

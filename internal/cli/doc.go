@@ -30,5 +30,6 @@ limitations under the License.
 // adapters' planners and adapters.Uncovered) to what it reads; plan runs
 // the lifecycle's Compute, NodeIPAM's Config and the adapters' pure
 // planners on the proposed spec, round after round, as the operator and
-// its consumers would.
+// its consumers would, and drain assist's own planner (drain.ScheduleOf)
+// on where that leaves the nodes of Draining ranges.
 package cli

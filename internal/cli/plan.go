@@ -74,6 +74,14 @@ type PlanReport struct {
 	Rounds int `json:"rounds"`
 	// Settled is false when the simulation still moved after maxPlanRounds.
 	Settled bool `json:"settled"`
+	// DrainSchedule is how drain assist would replace the nodes holding
+	// blocks in ranges the change leaves Draining (PlanDrain); absent when
+	// none does.
+	DrainSchedule *DrainSchedule `json:"drainSchedule,omitempty"`
+	// NetworkPolicies are the NetworkPolicies whose ipBlock rules cover
+	// every range in use but leave out a range the change adds
+	// (PlanNetworkPolicies); absent when it adds none.
+	NetworkPolicies *NetworkPolicyPlan `json:"networkPolicies,omitempty"`
 }
 
 // PlanOutcome sums a plan up.

@@ -106,6 +106,12 @@ func WritePlanText(w io.Writer, p *PlanReport) error {
 			return err
 		}
 	}
+	if err := writeDrainScheduleText(&b, p.DrainSchedule); err != nil {
+		return err
+	}
+	if err := writeNetworkPoliciesText(&b, p.NetworkPolicies); err != nil {
+		return err
+	}
 	if len(p.Stuck) > 0 {
 		b.WriteString("\nSTUCK: the change would not complete\n")
 		for _, s := range p.Stuck {

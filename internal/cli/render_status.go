@@ -97,6 +97,9 @@ func WriteStatusText(w io.Writer, s *StatusReport) error {
 	if err := writeAutoscalingText(&b, s.Autoscaling); err != nil {
 		return err
 	}
+	if err := writeDrainAssistText(&b, s.DrainAssist); err != nil {
+		return err
+	}
 	switch {
 	case !readable(s.Unreadable, ResourceConsumers) && len(s.Consumers) == 0:
 		b.WriteString("\nCONSUMERS: could not be read\n")

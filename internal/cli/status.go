@@ -63,6 +63,9 @@ type StatusReport struct {
 	// pool added; absent when no autoscaling is configured and no range was
 	// autoscaled.
 	Autoscaling *AutoscalingView `json:"autoscaling,omitempty"`
+	// DrainAssist is drain assist's progress (status.drainAssist); absent
+	// while its mode is Off.
+	DrainAssist *DrainAssistView `json:"drainAssist,omitempty"`
 	// Operator is the operator's Deployment readiness and leader-election
 	// Lease.
 	Operator *OperatorStatus `json:"operator,omitempty"`
@@ -214,6 +217,7 @@ func BuildStatus(c *Cluster, now time.Time) StatusReport {
 	}
 	s.ForeignNodeCount, s.ForeignNodes = pn.Status.ForeignNodeCount, pn.Status.ForeignNodes
 	s.AllocationConflicts = pn.Status.AllocationConflicts
+	s.DrainAssist = drainAssistView(pn, now)
 	return s
 }
 

@@ -81,6 +81,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 - --node-ipam-record-namespace={{ .Release.Namespace }}
 - --enable-autoscaler={{ .Values.autoscaler.enabled }}
 - --autoscaler-status-interval={{ .Values.autoscaler.statusInterval }}
+- --drain-assist-poll-interval={{ .Values.drainAssist.pollInterval }}
 - --enable-audit={{ .Values.audit.enabled }}
 - --audit-interval={{ .Values.audit.interval }}
 - --audit-pod-ips={{ .Values.audit.podIPs }}

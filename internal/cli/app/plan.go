@@ -113,6 +113,15 @@ consumer that will not answer) exit 1.`,
 		if err != nil {
 			return err
 		}
+		// The spec PlanChange planned: proposed again, on what it read last.
+		if spec, err := proposed(c.PodNetwork); err == nil {
+			if err := AddDrainSchedule(cmd.Context(), e.client, c, &r, spec); err != nil {
+				return err
+			}
+		}
+		if err := AddNetworkPolicies(cmd.Context(), e.client, &r); err != nil {
+			return err
+		}
 		if err := printer.PrintObj(&r, p.stdout); err != nil {
 			return err
 		}

@@ -121,6 +121,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 		// record in the release namespace only, as in a cluster.
 		o.NodeIPAM.RecordNamespace = story.ReleaseNamespace
 		o.MetricsBindAddress = d.metricsAddr
+		o.DrainAssist.PollInterval = drainPoll
 	})
 	return nil
 }

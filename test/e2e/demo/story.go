@@ -47,7 +47,8 @@ func (d *demo) story(ctx context.Context) error {
 	if d.history, err = framework.Record(ctx, d.env.API, &v1alpha1.PodNetworkList{}); err != nil {
 		return err
 	}
-	for i, act := range story.Acts(d.env) {
+	acts := story.Acts(d.env)
+	for i, act := range acts {
 		fmt.Println()
 		say("ACT %d: %s", i+1, act.Title)
 		for _, step := range act.Steps {
@@ -56,12 +57,15 @@ func (d *demo) story(ctx context.Context) error {
 			}
 		}
 	}
+	if err := d.handsFree(ctx, len(acts)+1); err != nil {
+		return err
+	}
 	d.showMetrics(ctx)
 	if err := d.history.Checker().CheckCluster(ctx, d.env.API); err != nil {
 		return fmt.Errorf("invariant check failed: %w", err)
 	}
 	say("invariants hold: no two nodes have overlapping podCIDRs and every podCIDR lies in a range that was Active")
-	say("done: a range was added and filled, a second one added, the first retired once its nodes were replaced, and the pool grew the network by itself before any node waited")
+	say("done: a range was added and filled, a second one added, the first retired once its nodes were replaced, the pool grew the network by itself before any node waited, and drain assist retired a range without anyone touching a node")
 	return nil
 }
 

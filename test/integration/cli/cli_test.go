@@ -269,6 +269,8 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		golden("status-transition.text", statusText(read()))
 	})
 
+	It("shows the drain schedule of the Draining range's nodes and drain assist's progress", showsDrainSchedule)
+
 	It("refuses, through the API server's dry-run, a change the CRD's rules reject", func() {
 		code, out, _ := run("plan", "--add", "bad=10.245.1.0/16")
 		Expect(code).To(Equal(app.ExitProblems))
