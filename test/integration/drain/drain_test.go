@@ -121,9 +121,9 @@ var _ = Describe("Drain assist", func() {
 			}
 		}
 		Expect(eventNotes("PodNetwork", "StatusEdited")).To(BeEmpty(), "drain assist's status writes are the operator's own")
-		most, when := mostAtOnce(history, cordonedByDrainAssist)
+		most, when := framework.MostNodesAtOnce(history.Events(), framework.StartedByDrainAssist)
 		Expect(most).To(Equal(1), "nodes cordoned at once: %v", when)
-		cordoned, _ := mostAtOnce(history, func(n *corev1.Node) bool { return n.Spec.Unschedulable })
+		cordoned, _ := framework.MostNodesAtOnce(history.Events(), func(n *corev1.Node) bool { return n.Spec.Unschedulable })
 		Expect(cordoned).To(Equal(1))
 	})
 
@@ -158,9 +158,9 @@ var _ = Describe("Drain assist", func() {
 		}).Should(Equal(v1alpha1.RangePhaseReleased))
 		Eventually(complete).Should(HaveField("Reason", v1alpha1.NoNodesToReplaceReason))
 
-		most, when := mostAtOnce(history, replacementNeeded)
+		most, when := framework.MostNodesAtOnce(history.Events(), replacementNeeded)
 		Expect(most).To(Equal(2), "50%% of 4 nodes: at most 2 at once, and 2 at first (%v)", when)
-		cordoned, _ := mostAtOnce(history, cordonedByDrainAssist)
+		cordoned, _ := framework.MostNodesAtOnce(history.Events(), framework.StartedByDrainAssist)
 		Expect(cordoned).To(BeNumerically("<=", 2))
 		for _, n := range names {
 			Eventually(nodeEvents).WithArguments(n).Should(ContainElements(v1alpha1.DrainStartedEvent, v1alpha1.NodeHandedOverEvent), n)

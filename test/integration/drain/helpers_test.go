@@ -241,38 +241,6 @@ func recordNodesAndPods() *framework.Recorder {
 	return rec
 }
 
-// mostAtOnce replays the recorded node changes in order and returns the
-// most nodes that satisfied pred at the same time, and their names then.
-func mostAtOnce(rec *framework.Recorder, pred func(*corev1.Node) bool) (int, []string) {
-	now := map[string]bool{}
-	most, names := 0, []string(nil)
-	for _, ev := range rec.Events() {
-		n, ok := ev.Object.(*corev1.Node)
-		if !ok {
-			continue
-		}
-		if ev.Deleted || !pred(n) {
-			delete(now, n.Name)
-			continue
-		}
-		now[n.Name] = true
-		if len(now) > most {
-			most, names = len(now), nil
-			for name := range now {
-				names = append(names, name)
-			}
-		}
-	}
-	return most, names
-}
-
-// cordonedByDrainAssist: the node carries drain assist's label, or is
-// cordoned with its annotation.
-func cordonedByDrainAssist(n *corev1.Node) bool {
-	_, labelled := n.Labels[v1alpha1.DrainAssistNodeLabel]
-	return labelled || (n.Spec.Unschedulable && n.Annotations[v1alpha1.DrainAssistCordonedAnnotation] == "true")
-}
-
 // replacementNeeded: the node's PodCIDRReplacementNeeded condition is True.
 func replacementNeeded(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {

@@ -108,7 +108,7 @@ func TestMostAtOnceCountsOverlappingMarks(t *testing.T) {
 		nodeObs(1, "a", "", marked, false), nodeObs(2, "b", "", marked, false),
 		nodeObs(3, "a", "", marked, true), nodeObs(4, "c", "", marked, false), nodeObs(5, "d", "", marked, false),
 	}
-	if most, when := mostAtOnce(events, startedByDrainAssist); most != 3 {
+	if most, when := framework.MostNodesAtOnce(events, framework.StartedByDrainAssist); most != 3 {
 		t.Errorf("b, c and d were marked at once; got %d (%v)", most, when)
 	}
 }

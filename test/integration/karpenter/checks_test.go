@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
-	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework"
 	"podnetwork.io/operator/test/framework/invariants/history"
 )
@@ -134,39 +133,6 @@ func podCIDRsOfNode(events []framework.Event, name string) []string {
 		}
 	}
 	return nil
-}
-
-// mostAtOnce replays the node observations and returns the most nodes that
-// satisfied pred at the same time, and their names then.
-func mostAtOnce(events []framework.Event, pred func(*corev1.Node) bool) (int, []string) {
-	now := map[string]bool{}
-	most, names := 0, []string(nil)
-	for _, ev := range events {
-		n, ok := ev.Object.(*corev1.Node)
-		if !ok {
-			continue
-		}
-		if ev.Deleted || !pred(n) {
-			delete(now, n.Name)
-			continue
-		}
-		now[n.Name] = true
-		if len(now) > most {
-			most, names = len(now), nil
-			for name := range now {
-				names = append(names, name)
-			}
-		}
-	}
-	return most, names
-}
-
-// startedByDrainAssist: the node carries drain assist's label, or is
-// cordoned with its annotation (a node being deleted still counts: drain
-// assist holds its place in maxUnavailable until it is gone).
-func startedByDrainAssist(n *corev1.Node) bool {
-	_, labelled := n.Labels[v1alpha1.DrainAssistNodeLabel]
-	return labelled || (n.Spec.Unschedulable && n.Annotations[v1alpha1.DrainAssistCordonedAnnotation] == "true")
 }
 
 // karpenterTermination is the finalizer Karpenter puts on the Nodes of its

@@ -110,7 +110,7 @@ var _ = Describe("Retiring a range with Karpenter", func() {
 		Expect(len(evictions)).To(Equal(len(byOperator)), "Karpenter evicts nothing: drain assist left only what it never evicts: %v", evictions)
 		Expect(evictionsWithoutBudget(events, accepted(evictions))).To(BeEmpty(), "evictions accepted while their PodDisruptionBudget allowed none")
 		Expect(evictionsOutside(events, byOperator, oldCIDR)).To(BeEmpty(), "evictions by the operator of pods on nodes outside the Draining range")
-		most, when := mostAtOnce(events, startedByDrainAssist)
+		most, when := framework.MostNodesAtOnce(events, framework.StartedByDrainAssist)
 		Expect(most).To(Equal(maxUnavailable), "nodes cordoned or marked by drain assist at once: %v", when)
 		for _, n := range oldNodes {
 			Expect(terminatedByKarpenter(events, n.Name)).To(BeTrue(), "%s was deleted through Karpenter's termination finalizer", n.Name)
