@@ -330,7 +330,7 @@ func (a *AllocationPolicy) EffectiveFamilyPolicy() FamilyPolicy {
 // The overlap rule compares every pair of ranges once (a.name < b.name); at 64
 // ranges that is 2016 comparisons, well inside the CEL cost limits.
 //
-// +kubebuilder:validation:XValidation:rule="!has(self.ranges) || self.ranges.all(a, self.ranges.all(b, a.name >= b.name || !isCIDR(a.cidr) || !isCIDR(b.cidr) || !(cidr(a.cidr).containsCIDR(cidr(b.cidr)) || cidr(b.cidr).containsCIDR(cidr(a.cidr))) || (cidr(a.cidr).prefixLength() != cidr(b.cidr).prefixLength() && (has(a.nodeMaskSize) ? a.nodeMaskSize : (cidr(a.cidr).ip().family() == 4 ? 24 : 64)) == (has(b.nodeMaskSize) ? b.nodeMaskSize : (cidr(b.cidr).ip().family() == 4 ? 24 : 64)))))",message="ranges must not overlap; the only exception is a range that strictly contains other ranges of the same IP family with the same nodeMaskSize (expansion in place)"
+// +kubebuilder:validation:XValidation:rule="!has(self.ranges) || self.ranges.all(a, self.ranges.all(b, a.name >= b.name || !isCIDR(a.cidr) || !isCIDR(b.cidr) || !(cidr(a.cidr).containsCIDR(cidr(b.cidr)) || cidr(b.cidr).containsCIDR(cidr(a.cidr))) || (cidr(a.cidr).prefixLength() != cidr(b.cidr).prefixLength() && (has(a.nodeMaskSize) ? a.nodeMaskSize : (cidr(a.cidr).ip().family() == 4 ? 24 : 64)) == (has(b.nodeMaskSize) ? b.nodeMaskSize : (cidr(b.cidr).ip().family() == 4 ? 24 : 64)))))",message="ranges must not overlap; the only exception is a range that strictly contains other ranges of the same IP family with the same nodeMaskSize (expansion in place); kubectl podnetwork plan -f names the ranges that overlap"
 // +kubebuilder:validation:MinProperties=1
 type PodNetworkSpec struct {
 	// ranges are the pod CIDR ranges of the cluster, keyed by name. A range

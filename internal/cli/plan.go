@@ -115,6 +115,9 @@ type Rejection struct {
 	Message string `json:"message"`
 	// Causes are the field causes the API server gave, "field: message".
 	Causes []string `json:"causes,omitempty"`
+	// Conflicts name the ranges of the proposed spec that break the
+	// overlap rule (lifecycle.SpecConflicts): the CRD's message cannot.
+	Conflicts []string `json:"conflicts,omitempty"`
 }
 
 // RejectedBy says what refused a change.

@@ -42,6 +42,12 @@ func WritePlanText(w io.Writer, p *PlanReport) error {
 		for _, l := range lines {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
+		if len(r.Conflicts) > 0 {
+			b.WriteString("The ranges that overlap:\n")
+			for _, c := range r.Conflicts {
+				fmt.Fprintf(&b, "  %s\n", c)
+			}
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

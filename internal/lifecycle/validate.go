@@ -130,21 +130,76 @@ func (c *computer) problems(e *entry, pending bool) []problem {
 // ranges may overlap only when one strictly contains the other and both have
 // the same nodeMaskSize.
 func (c *computer) rangeConflict(e, o *entry) string {
-	if !e.prefix.Overlaps(o.prefix) {
-		return ""
-	}
-	if e.prefix == o.prefix {
+	switch overlapConflict(e.prefix, e.st.NodeMaskSize, o.prefix, o.st.NodeMaskSize) {
+	case conflictSameCIDR:
 		if c.inSpec(o) {
 			return fmt.Sprintf("has the same cidr as range %q", o.st.Name)
 		}
 		return fmt.Sprintf("cidr %s is still tracked as range %q (%s); it can be used under another name once %q has been purged",
 			e.st.CIDR, o.st.Name, o.st.Phase, o.st.Name)
-	}
-	if e.st.NodeMaskSize != o.st.NodeMaskSize {
+	case conflictNodeMaskSize:
 		return fmt.Sprintf("overlaps range %q (%s, %s) but has nodeMaskSize %d instead of %d; ranges that contain one another must have the same nodeMaskSize",
 			o.st.Name, o.st.CIDR, o.st.Phase, e.st.NodeMaskSize, o.st.NodeMaskSize)
 	}
 	return ""
+}
+
+// conflict is how two ranges break the overlap rule.
+type conflict int
+
+const (
+	conflictNone conflict = iota
+	conflictSameCIDR
+	conflictNodeMaskSize
+)
+
+// overlapConflict is the overlap rule, the one the CRD's CEL rule on
+// spec.ranges enforces at admission: ranges may overlap only when one
+// strictly contains the other and both have the same nodeMaskSize
+// (expansion in place). Two overlapping prefixes of one length are equal.
+func overlapConflict(a netip.Prefix, aNMS int32, b netip.Prefix, bNMS int32) conflict {
+	switch {
+	case !a.Overlaps(b):
+		return conflictNone
+	case a == b:
+		return conflictSameCIDR
+	case aNMS != bNMS:
+		return conflictNodeMaskSize
+	}
+	return conflictNone
+}
+
+// SpecConflicts names every pair of ranges that break the overlap rule,
+// once per pair in the order of the list: the CRD's CEL rule refuses such
+// a spec with one message for all of them (naming the ranges would exceed
+// its cost budget), so the kubectl plugin says which they are. Ranges
+// whose cidr does not parse are left to the CRD's other rules.
+func SpecConflicts(ranges []v1alpha1.PodCIDRRange) []string {
+	var out []string
+	for i := range ranges {
+		a := &ranges[i]
+		ap, err := a.Prefix()
+		ap = ap.Masked()
+		if err != nil {
+			continue
+		}
+		for j := i + 1; j < len(ranges); j++ {
+			b := &ranges[j]
+			bp, err := b.Prefix()
+			bp = bp.Masked()
+			if err != nil {
+				continue
+			}
+			switch overlapConflict(ap, a.EffectiveNodeMaskSize(), bp, b.EffectiveNodeMaskSize()) {
+			case conflictSameCIDR:
+				out = append(out, fmt.Sprintf("ranges %q and %q have the same cidr %s", a.Name, b.Name, ap))
+			case conflictNodeMaskSize:
+				out = append(out, fmt.Sprintf("range %q (%s, nodeMaskSize %d) overlaps range %q (%s, nodeMaskSize %d); ranges that contain one another must have the same nodeMaskSize",
+					a.Name, ap, a.EffectiveNodeMaskSize(), b.Name, bp, b.EffectiveNodeMaskSize()))
+			}
+		}
+	}
+	return out
 }
 
 // nodeMaskProblem applies the one range rule (cidr.ValidateRange, which the

@@ -34,6 +34,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cli"
+	"podnetwork.io/operator/internal/lifecycle"
 )
 
 // PlanAttempts bounds how often plan dry-runs the change: when the
@@ -153,6 +154,9 @@ func PlanChange(ctx context.Context, cl client.Client, c *cli.Cluster, proposed 
 			return cli.Plan(c, spec.Ranges, now()), nil
 		}
 		if r := rejection(err); r != nil {
+			if r.By == cli.RejectedByValidation {
+				r.Conflicts = lifecycle.SpecConflicts(spec.Ranges)
+			}
 			return cli.Rejected(*r), nil
 		}
 		if !movedOn(c.PodNetwork, err) {

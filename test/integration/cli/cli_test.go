@@ -280,6 +280,7 @@ var _ = Describe("kubectl podnetwork", Ordered, func() {
 		code, out, _ = run("plan", "--add", "x=10.245.0.0/17,nodeMaskSize=26")
 		Expect(code).To(Equal(app.ExitProblems))
 		Expect(out).To(ContainSubstring("ranges must not overlap"))
+		Expect(out).To(ContainSubstring(`overlaps range "x" (10.245.0.0/17, nodeMaskSize 26)`), "plan names the ranges the CRD's message cannot")
 
 		manifest := filepath.Join(GinkgoT().TempDir(), "pn.yaml")
 		Expect(os.WriteFile(manifest, []byte("apiVersion: podnetwork.io/v1alpha1\nkind: PodNetwork\nmetadata:\n  name: default\nspec:\n  ranges:\n  - name: b\n    cidr: 10.245.0.0/16\n  - name: gpu\n    cidr: 10.250.0.0/27\n    nodeMaskSize: 28\n"), 0o600)).To(Succeed())
