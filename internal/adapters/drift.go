@@ -18,11 +18,11 @@ package adapters
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
+	"podnetwork.io/operator/internal/text"
 )
 
 // Config is an adapter's component configuration as read from the cluster,
@@ -78,7 +78,7 @@ func (c Config) Drift(pn *v1alpha1.PodNetwork) (covered Covered, drift []string,
 			rewrite = fmt.Sprintf("the %s adapter is off (no PodNetworkConsumer %s), so nothing rewrites it", c.Adapter, c.Adapter)
 		}
 		drift = append(drift, fmt.Sprintf("%s covers %s, which leaves out the ranges in use %s: nodes there lose their network when %s restarts; %s",
-			c.Adapter, joinPrefixes(covered.Prefixes), describeRanges(missing), c.Adapter, rewrite))
+			c.Adapter, text.List(covered.Prefixes), describeRanges(missing), c.Adapter, rewrite))
 	}
 	return covered, drift, true
 }
@@ -94,14 +94,6 @@ func (c Config) notCarriedLeftOut(missing []v1alpha1.RangeStatus) []v1alpha1.Ran
 		}
 		return false
 	})
-}
-
-func joinPrefixes(ps []netip.Prefix) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = p.String()
-	}
-	return strings.Join(s, ", ")
 }
 
 func describeRanges(rs []v1alpha1.RangeStatus) string {

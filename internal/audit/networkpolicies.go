@@ -29,6 +29,7 @@ import (
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/netpolicy"
+	"podnetwork.io/operator/internal/text"
 )
 
 // IgnoreAnnotation, set to "true" on a NetworkPolicy, keeps the audit from
@@ -100,7 +101,7 @@ func (r *Run) networkPolicy(np *networkingv1.NetworkPolicy) {
 			missed[j] = fmt.Sprintf("%s (%s, Active since %s)", u.name, u.prefix, u.since.UTC().Format(time.RFC3339))
 			missedNames = append(missedNames, u.name)
 		}
-		parts[i] = fmt.Sprintf("%s allows %s, which covers every range in use when the policy was last written but not %s", m.rule, joinPrefixes(m.allows), strings.Join(missed, ", "))
+		parts[i] = fmt.Sprintf("%s allows %s, which covers every range in use when the policy was last written but not %s", m.rule, text.List(m.allows), strings.Join(missed, ", "))
 	}
 	slices.Sort(missedNames)
 	ref := corev1.ObjectReference{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy", Namespace: np.Namespace, Name: np.Name, UID: np.UID}

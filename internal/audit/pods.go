@@ -27,6 +27,7 @@ import (
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/internal/cidr"
 	"podnetwork.io/operator/internal/slimnode"
+	"podnetwork.io/operator/internal/text"
 )
 
 // inUseRange is an Active or Draining range: pods may hold its addresses.
@@ -126,14 +127,14 @@ func (r *Run) pod(p *corev1.Pod) {
 	ref := corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
 	if len(outsideNode) > 0 {
 		node := &corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: p.Spec.NodeName}
-		ips := joinAddrs(outsideNode)
+		ips := text.List(outsideNode)
 		r.add(Finding{Kind: PodIPOutsideNodePodCIDRs, Regarding: ref, Related: node, Reason: PodIPOutsideNodePodCIDRsReason,
 			Message: fmt.Sprintf("pod IP %s lies outside the podCIDRs of its node %s (%s): the CNI did not take it from the node's block, so routes to the node's block do not reach it; "+
-				"if this CNI does not allocate pod IPs from node podCIDRs, turn the check off (audit.podIPs: false)", ips, p.Spec.NodeName, joinPrefixes(nodeCIDRs)),
+				"if this CNI does not allocate pod IPs from node podCIDRs, turn the check off (audit.podIPs: false)", ips, p.Spec.NodeName, text.List(nodeCIDRs)),
 			key: findingKey(PodIPOutsideNodePodCIDRs, &ref, ips)})
 	}
 	if len(outsideRanges) > 0 {
-		ips := joinAddrs(outsideRanges)
+		ips := text.List(outsideRanges)
 		r.add(Finding{Kind: PodIPOutsideRanges, Regarding: ref, Related: podNetworkRef(), Reason: PodIPOutsideRangesReason,
 			Message: fmt.Sprintf("pod IP %s lies outside every Active and Draining range of the pod network (%s): what covers the pod network (kube-proxy's clusterCIDR, the CNI's routes, "+
 				"NetworkPolicies) does not treat it as a pod address", ips, r.describeInUse()),
@@ -185,22 +186,6 @@ func containsAddr(ps []netip.Prefix, a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-func joinAddrs(as []netip.Addr) string {
-	s := make([]string, len(as))
-	for i, a := range as {
-		s[i] = a.String()
-	}
-	return strings.Join(s, ", ")
-}
-
-func joinPrefixes(ps []netip.Prefix) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = p.String()
-	}
-	return strings.Join(s, ", ")
 }
 
 // podNetworkRef refers to PodNetwork "default".

@@ -33,6 +33,7 @@ import (
 	"podnetwork.io/operator/internal/cidr"
 	"podnetwork.io/operator/internal/lifecycle"
 	"podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/text"
 )
 
 // Severity says whether a finding fails `kubectl podnetwork check`.
@@ -221,7 +222,7 @@ func (k *checker) foreign() string {
 		n := &k.c.Nodes[i]
 		if out := lifecycle.ForeignPodCIDRs(cidr.ParseObserved(n.Spec.PodCIDRs), tracked); len(out) > 0 {
 			k.add(SeverityError, "node/"+n.Name, "podCIDR %s lies outside every tracked range: add a range that covers it, or replace the node",
-				joinPrefixes(out))
+				text.List(out))
 		}
 	}
 	return fmt.Sprintf("%s against %s", count(len(k.c.Nodes), "node"), count(len(tracked), "tracked range"))
@@ -380,21 +381,13 @@ func (k *checker) adapterConfig() string {
 		}
 		if plan.Config != a.Config {
 			k.add(SeverityWarning, subject, "the ranges need %s, it holds %s: the %s adapter rewrites it and restarts the DaemonSet while the operator runs",
-				plan.Summary, orDash(joinPrefixes(covered.Prefixes)), a.Consumer)
+				plan.Summary, orDash(text.List(covered.Prefixes)), a.Consumer)
 		}
 		for _, p := range plan.Decision.Problems {
 			k.add(SeverityError, subject, "%s", p)
 		}
 	}
 	return count(checked, "adapter configuration")
-}
-
-func joinPrefixes(ps []netip.Prefix) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = p.String()
-	}
-	return strings.Join(s, ", ")
 }
 
 // WriteCheckText prints the report: one line per check, then the findings,

@@ -31,6 +31,7 @@ import (
 	"podnetwork.io/operator/internal/declared"
 	"podnetwork.io/operator/internal/lifecycle"
 	"podnetwork.io/operator/internal/nodeipam"
+	"podnetwork.io/operator/internal/text"
 )
 
 // maxPlanRounds bounds the simulation: each round every consumer answers
@@ -521,8 +522,8 @@ func (s *simulation) adapterPlans() []AdapterPlan {
 }
 
 // coveredSummary names what a configuration covers.
-func coveredSummary(a *Adapter, text string) string {
-	cov, err := a.Covered(text)
+func coveredSummary(a *Adapter, config string) string {
+	cov, err := a.Covered(config)
 	switch {
 	case err != nil:
 		return "unreadable: " + err.Error()
@@ -531,7 +532,7 @@ func coveredSummary(a *Adapter, text string) string {
 	case len(cov.Prefixes) == 0:
 		return "nothing"
 	}
-	return joinPrefixes(cov.Prefixes)
+	return text.List(cov.Prefixes)
 }
 
 // samePhases reports whether two status range lists have the same ranges in

@@ -14,8 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package text holds the one helper that bounds the messages the operator
-// writes into API fields and events, whose lengths the API server limits.
+// Package text shapes the messages the operator writes into API fields and
+// events: the one bound on their length, which the API server limits, and
+// how they list prefixes and addresses.
 package text
 
 import (
