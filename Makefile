@@ -10,6 +10,10 @@ HELM_VERSION ?= v4.3.2
 KWOK_VERSION ?= v0.8.0
 # promtool from the Prometheus Go module (its v0.3xx versions are Prometheus 3.x).
 PROMTOOL_VERSION ?= v0.316.0
+# Without Prometheus's service discoveries (its remove_all_sd build tag):
+# `promtool test rules` and `check rules` use none, and the cloud SDKs and
+# client-go they pull in were most of promtool's build.
+PROMTOOL_TAGS ?= remove_all_sd
 # golangci-lint and kube-api-linter are pinned in hack/tools/golangci-kal/go.mod.
 
 # The operator image: `make image` builds IMG; `make release` builds
@@ -103,10 +107,13 @@ vet: ## Run go vet.
 	@for m in $(API_MODULES); do echo "cd $$m && $(GO) vet ./..."; (cd $$m && $(GO) vet ./...); done
 
 .PHONY: lint
-lint: ## Lint: go vet plus a gofmt check (golangci-lint is not required).
+lint: fmt-check ## Lint: go vet plus a gofmt check (golangci-lint is not required).
 	$(GO) vet ./...
 	@for m in $(API_MODULES); do echo "cd $$m && $(GO) vet ./..."; (cd $$m && $(GO) vet ./...); done
 	cd hack/image && $(GO) vet ./...
+
+.PHONY: fmt-check
+fmt-check: ## Fail when a Go file is not gofmt -s formatted.
 	@out="$$(gofmt -s -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 # golangci-lint runs once per Go module (the API, the consumer client, the
@@ -163,9 +170,12 @@ test-integration: test-assets ## The envtest suites of test/integration against 
 
 # make test runs everything: the root module's tests are unit and integration
 # at once (one `go test ./...`, so both share one build), and a root-only
-# suite fails rather than skips (PODNETWORK_REQUIRE_ROOT).
+# suite fails rather than skips (PODNETWORK_REQUIRE_ROOT). It runs go vet's
+# analyzers through golangci-lint's govet (lint-go, every module), not
+# through `make lint` too: go vet would compile every dependency once more
+# without -race, for the same findings.
 .PHONY: test
-test: test-assets verify-generated lint lint-go lint-api helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
+test: test-assets verify-generated fmt-check lint-go lint-api helm-lint ## Run every test with -race against a real kube-apiserver + etcd (and kube-controller-manager, kube-scheduler and kwok for the adapters' suite).
 	KUBEBUILDER_ASSETS="$$(hack/control-plane.sh 2>/dev/null | tail -n1)" PODNETWORK_REQUIRE_ROOT=1 \
 	  $(GO) test -race -count=1 $(TEST_FLAGS) ./...
 	@$(MAKE) --no-print-directory test-api
@@ -197,8 +207,8 @@ test-image: helm ## Image tests: config, no shell, labels, reproducible digest, 
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for its budget of executions (or FUZZTIME each, e.g. FUZZTIME=5m).
-	@for pkg in $$($(GO) list ./...); do \
-	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	@for entry in $$($(GO) list -f '{{.ImportPath}}={{.Dir}}' ./...); do \
+	  pkg=$${entry%%=*}; dir=$${entry#*=}; \
 	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/func //'); do \
 	    budget="$(FUZZTIME)"; \
 	    [ -n "$$budget" ] || budget=$$(printenv "FUZZ_BUDGET_$$f" || echo "$(FUZZ_BUDGET)"); \
@@ -268,10 +278,28 @@ docker-build: ## Build the container image with a Docker engine instead (same bi
 envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time only) and link them into bin/.
 	@hack/control-plane.sh kube-apiserver etcd >/dev/null
 
+# The builds of test-assets run side by side, TEST_ASSETS_JOBS at once: each
+# is mostly its own module's packages, and on a fresh machine each also waits
+# for the module proxy, so one build's downloads and final link overlap
+# another's compilation instead of leaving the cores idle. Their progress
+# lines interleave, each prefixed with the script that prints it.
+TEST_ASSETS_JOBS ?= 4
+
 .PHONY: test-assets
-test-assets: consumer-assets ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool, Karpenter's kwok provider and the consumer-assets.
-	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler kubectl >/dev/null
-	@$(MAKE) --no-print-directory kwok helm promtool karpenter
+test-assets: ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool, Karpenter's kwok provider, the consumer-assets, and the linter and generator it runs.
+	@$(MAKE) --no-print-directory -j$(TEST_ASSETS_JOBS) --output-sync=line k8s-binaries host-packages flanneld kwok helm promtool karpenter golangci-lint controller-gen
+
+.PHONY: k8s-binaries
+k8s-binaries: ## Build kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl and kube-proxy (one go build for the Kubernetes ones).
+	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler kubectl kube-proxy >/dev/null
+
+.PHONY: host-packages
+host-packages: ## Install the iptables and nftables packages kube-proxy and flanneld need on the host.
+	@hack/host-packages.sh
+
+.PHONY: flanneld
+flanneld: ## Build flanneld from the hack/tools/flannel module into bin/.
+	@hack/consumers.sh flanneld >/dev/null
 
 .PHONY: consumer-assets
 consumer-assets: ## The real consumers the tests run: kube-proxy and flanneld built from Go modules, and the iptables/nftables packages they need.
@@ -293,8 +321,8 @@ helm: ## Install helm into bin/.
 	@hack/go-install.sh helm helm.sh/helm/v4/cmd/helm $(HELM_VERSION)
 
 .PHONY: promtool
-promtool: ## Install promtool into bin/ (the chart's alert rules are tested with it; first time ~8 min).
-	@hack/go-install.sh promtool github.com/prometheus/prometheus/cmd/promtool $(PROMTOOL_VERSION)
+promtool: ## Install promtool into bin/ (the chart's alert rules are tested with it; first time ~2 min).
+	@hack/go-install.sh promtool github.com/prometheus/prometheus/cmd/promtool $(PROMTOOL_VERSION) $(PROMTOOL_TAGS)
 
 .PHONY: kwok
 kwok: ## Install kwok and its stage definitions into bin/.
@@ -362,14 +390,19 @@ CHAOS_SHORT_SEEDS ?= 1
 CHAOS_SEEDS ?= 1
 CHAOS_BUG_SEED ?= 1
 CHAOS_FLAGS ?=
+# The chaos binaries are built with the image's settings (hack/image): the
+# operator they run is then the one users run, and on a fresh machine the
+# build reuses what `make test`'s image tests compiled instead of compiling
+# every dependency once more.
+CHAOS_GO_BUILD ?= CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false
 
 .PHONY: chaos-build
 chaos-build: ## Build the operator, the operator with the seeded bugs, and the chaos runner (bin/chaos/chaos).
 	@hack/control-plane.sh kube-apiserver etcd kube-controller-manager kube-scheduler >/dev/null
 	@$(MAKE) --no-print-directory kwok
-	$(GO) build -o bin/manager .
-	$(GO) build -tags chaosbug -o bin/manager-chaosbug .
-	$(GO) build -o $(CHAOS_DIR)/chaos ./test/chaos/cmd/chaos
+	$(CHAOS_GO_BUILD) -o bin/manager .
+	$(CHAOS_GO_BUILD) -tags chaosbug -o bin/manager-chaosbug .
+	$(CHAOS_GO_BUILD) -o $(CHAOS_DIR)/chaos ./test/chaos/cmd/chaos
 
 .PHONY: chaos-short
 chaos-short: chaos-build ## Short chaos run with fixed seeds (CI), then each seeded bug; fails on any violation, too few reuses or a bug its invariant misses.

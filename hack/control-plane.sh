@@ -50,67 +50,111 @@ fi
 
 mkdir -p "${CACHE_BIN}" "${LINK_DIR}"
 
-# build_one NAME builds one binary into the cache unless it is already there.
-build_one() {
-  local name="$1" module_dir pkg version estimate
-  case "${name}" in
-    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl | kube-proxy)
-      module_dir="${ROOT}/hack/tools/k8s"
-      pkg="k8s.io/kubernetes/cmd/${name}"
-      version="${K8S_VERSION}"
-      estimate="~10 min on 2 cores the first time, a few minutes once the Go build cache is warm"
-      ;;
-    etcd)
-      module_dir="${ROOT}/hack/tools/etcd"
-      pkg="go.etcd.io/etcd/server/v3"
-      version="${ETCD_VERSION}"
-      estimate="~1 min"
-      ;;
-    *)
-      log "unknown binary ${name}"
-      return 2
-      ;;
-  esac
-  local target="${CACHE_BIN}/${name}"
-  local ldflags=""
-  if [[ "${module_dir}" == */k8s ]]; then
-    # Stamp the release into the binaries, as the Kubernetes build does, so
-    # /version reports it (Helm charts check kubeVersion against it).
-    local minor="${version#v1.}"
-    minor="${minor%%.*}"
-    ldflags="-X k8s.io/component-base/version.gitVersion=${version} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
-    ldflags="${ldflags} -X k8s.io/client-go/pkg/version.gitVersion=${version} -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
-  fi
-  # The recipe stamp makes a change of build flags rebuild cached binaries.
-  local recipe="${version} ${ldflags}"
-  local stamp="${CACHE_BIN}/.${name}.recipe"
+# The Kubernetes binaries come from one module and share most of their
+# packages: build every missing one in a single `go build`, which compiles each
+# shared package once and links one binary while it compiles the next, rather
+# than one `go build` after another, each ending in a link that leaves a core
+# idle.
+k8s_ldflags() {
+  local version="$1" minor
+  minor="${version#v1.}"
+  minor="${minor%%.*}"
+  # Stamp the release into the binaries, as the Kubernetes build does, so
+  # /version reports it (Helm charts check kubeVersion against it); and strip
+  # the symbol table and DWARF, as its release build does too (-s -w): the
+  # linker's slowest part, and no test reads them.
+  echo "-s -w -X k8s.io/component-base/version.gitVersion=${version} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean" \
+    "-X k8s.io/client-go/pkg/version.gitVersion=${version} -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=${minor}"
+}
+
+# stale NAME RECIPE removes a cached binary built from another recipe (the
+# stamp beside it), so that a change of build flags rebuilds it; it succeeds
+# when the binary must be built.
+stale() {
+  local name="$1" recipe="$2" target="${CACHE_BIN}/$1" stamp="${CACHE_BIN}/.$1.recipe"
   if [[ -x "${target}" && "$(cat "${stamp}" 2>/dev/null)" != "${recipe}" ]]; then
     log "rebuilding ${name}: its build recipe changed"
     rm -f "${target}"
   fi
-  if [[ ! -x "${target}" ]]; then
-    log "building ${name} ${version} from the Go module proxy, first time only (${estimate}) ..."
-    local tmp="${CACHE_BIN}/.${name}.$$.tmp"
-    local start=${SECONDS}
-    # Progress dots so a newcomer sees the build is alive.
-    ( while sleep 30; do printf '.' >&2; done ) &
-    local ticker=$!
-    if ! (cd "${module_dir}" && go build -ldflags "${ldflags}" -o "${tmp}" "${pkg}"); then
-      kill "${ticker}" 2>/dev/null || true
-      rm -f "${tmp}"
-      log "building ${name} failed"
-      return 1
-    fi
-    kill "${ticker}" 2>/dev/null || true
-    mv -f "${tmp}" "${target}"
-    echo "${recipe}" >"${stamp}"
-    echo >&2
-    log "built ${name} in $((SECONDS - start))s -> ${target}"
-  fi
-  ln -sfn "${target}" "${LINK_DIR}/${name}"
+  [[ ! -x "${target}" ]]
 }
 
+# exec_name PACKAGE is the file go build -o DIR/ writes for a main package: the
+# last element of its path, or the one before a major version suffix
+# (go.etcd.io/etcd/server/v3 is "server").
+exec_name() {
+  local base="${1##*/}"
+  if [[ "${base}" =~ ^v[0-9]+$ ]]; then
+    base="${1%/*}"
+    base="${base##*/}"
+  fi
+  echo "${base}"
+}
+
+# build MODULE_DIR LDFLAGS ESTIMATE RECIPE NAME=PACKAGE... builds the named binaries
+# in one `go build` into a temporary directory, then renames each into the
+# cache with the recipe stamp beside it.
+build() {
+  local module_dir="$1" ldflags="$2" estimate="$3" recipe="$4"
+  shift 4
+  local names=() pkgs=() spec
+  for spec in "$@"; do
+    names+=("${spec%%=*}")
+    pkgs+=("${spec#*=}")
+  done
+  log "building ${names[*]} from the Go module proxy, first time only (${estimate}) ..."
+  local tmp="${CACHE_BIN}/.build.$$.tmp" start=${SECONDS}
+  rm -rf "${tmp}"
+  mkdir -p "${tmp}"
+  # Progress dots so a newcomer sees the build is alive.
+  (while sleep 30; do printf '.' >&2; done) &
+  local ticker=$!
+  if ! (cd "${module_dir}" && go build -ldflags "${ldflags}" -o "${tmp}/" "${pkgs[@]}"); then
+    kill "${ticker}" 2>/dev/null || true
+    rm -rf "${tmp}"
+    log "building ${names[*]} failed"
+    return 1
+  fi
+  kill "${ticker}" 2>/dev/null || true
+  local i
+  for i in "${!names[@]}"; do
+    mv -f "${tmp}/$(exec_name "${pkgs[i]}")" "${CACHE_BIN}/${names[i]}"
+    echo "${recipe}" >"${CACHE_BIN}/.${names[i]}.recipe"
+  done
+  rm -rf "${tmp}"
+  echo >&2
+  log "built ${names[*]} in $((SECONDS - start))s -> ${CACHE_BIN}"
+}
+
+k8s=() etcd=()
+ldflags="$(k8s_ldflags "${K8S_VERSION}")"
 for b in "${wanted[@]}"; do
-  build_one "${b}"
+  case "${b}" in
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl | kube-proxy)
+      if stale "${b}" "${K8S_VERSION} ${ldflags}"; then
+        k8s+=("${b}=k8s.io/kubernetes/cmd/${b}")
+      fi
+      ;;
+    etcd)
+      if stale etcd "${ETCD_VERSION} "; then
+        etcd=("etcd=go.etcd.io/etcd/server/v3")
+      fi
+      ;;
+    *)
+      log "unknown binary ${b}"
+      exit 2
+      ;;
+  esac
+done
+if [[ ${#k8s[@]} -gt 0 ]]; then
+  build "${ROOT}/hack/tools/k8s" "${ldflags}" \
+    "~10 min on 2 cores the first time, a few minutes once the Go build cache is warm" \
+    "${K8S_VERSION} ${ldflags}" "${k8s[@]}"
+fi
+if [[ ${#etcd[@]} -gt 0 ]]; then
+  build "${ROOT}/hack/tools/etcd" "" "~1 min" "${ETCD_VERSION} " "${etcd[@]}"
+fi
+for b in "${wanted[@]}"; do
+  ln -sfn "${CACHE_BIN}/${b}" "${LINK_DIR}/${b}"
 done
 echo "${LINK_DIR}"
