@@ -282,12 +282,13 @@ envtest-assets: ## Build kube-apiserver and etcd from Go modules (first time onl
 # is mostly its own module's packages, and on a fresh machine each also waits
 # for the module proxy, so one build's downloads and final link overlap
 # another's compilation instead of leaving the cores idle. Their progress
-# lines interleave, each prefixed with the script that prints it.
+# lines interleave as they come, each prefixed with the script that prints
+# it.
 TEST_ASSETS_JOBS ?= 4
 
 .PHONY: test-assets
 test-assets: ## What `make test` runs against: kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl (the autoscaling suite applies manifests with it), kwok, helm, promtool, Karpenter's kwok provider, the consumer-assets, and the linter and generator it runs.
-	@$(MAKE) --no-print-directory -j$(TEST_ASSETS_JOBS) --output-sync=line k8s-binaries host-packages flanneld kwok helm promtool karpenter golangci-lint controller-gen
+	@$(MAKE) --no-print-directory -j$(TEST_ASSETS_JOBS) k8s-binaries host-packages flanneld kwok helm promtool karpenter golangci-lint controller-gen
 
 .PHONY: k8s-binaries
 k8s-binaries: ## Build kube-apiserver, etcd, kube-controller-manager, kube-scheduler, kubectl and kube-proxy (one go build for the Kubernetes ones).

@@ -106,8 +106,9 @@ build() {
   local tmp="${CACHE_BIN}/.build.$$.tmp" start=${SECONDS}
   rm -rf "${tmp}"
   mkdir -p "${tmp}"
-  # Progress dots so a newcomer sees the build is alive.
-  (while sleep 30; do printf '.' >&2; done) &
+  # A progress line a minute, so a newcomer sees the build is alive; whole
+  # lines, because make test-assets runs other builds beside this one.
+  (while sleep 60; do log "still building ${names[*]} ($((SECONDS - start))s)"; done) &
   local ticker=$!
   if ! (cd "${module_dir}" && go build -ldflags "${ldflags}" -o "${tmp}/" "${pkgs[@]}"); then
     kill "${ticker}" 2>/dev/null || true
@@ -122,7 +123,6 @@ build() {
     echo "${recipe}" >"${CACHE_BIN}/.${names[i]}.recipe"
   done
   rm -rf "${tmp}"
-  echo >&2
   log "built ${names[*]} in $((SECONDS - start))s -> ${CACHE_BIN}"
 }
 

@@ -61,8 +61,9 @@ if [[ ! -x "${target}" ]]; then
   log "building golangci-lint ${golangci_version} with kube-api-linter ${kal_version} from the Go module proxy, first time only (~5 min on 2 cores) ..."
   tmp="${dir}/.golangci-lint.$$.tmp"
   start=${SECONDS}
-  # Progress dots so a newcomer sees the build is alive.
-  (while sleep 30; do printf '.' >&2; done) &
+  # A progress line a minute, so a newcomer sees the build is alive; whole
+  # lines, because make test-assets runs other builds beside this one.
+  (while sleep 60; do log "still building ($((SECONDS - start))s)"; done) &
   ticker=$!
   if ! (cd "${MODULE_DIR}" && go build -trimpath -ldflags "${ldflags}" -o "${tmp}" "${PKG}"); then
     kill "${ticker}" 2>/dev/null || true
@@ -73,7 +74,6 @@ if [[ ! -x "${target}" ]]; then
   kill "${ticker}" 2>/dev/null || true
   mv -f "${tmp}" "${target}"
   echo "${recipe}" >"${stamp}"
-  echo >&2
   log "built in $((SECONDS - start))s -> ${target}"
 fi
 mkdir -p "${ROOT}/bin"
