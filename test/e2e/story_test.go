@@ -54,7 +54,7 @@ var _ = Describe("The admin's story", Ordered, func() {
 	})
 
 	AfterEach(func() {
-		Expect(history.Checker().CheckCluster(ctx, admin)).To(Succeed(), "no overlapping podCIDRs, none outside a range that was Active")
+		Expect(history.CheckCluster(ctx, admin)).To(Succeed(), "no overlapping podCIDRs, none outside a range that was Active")
 	})
 
 	// The story's acts, as the demo tells them (test/framework/story).

@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -233,6 +234,20 @@ func (r *Recorder) Events() []Event {
 	r.mu.Unlock()
 	slices.SortStableFunc(events, func(a, b Event) int { return cmp.Compare(a.RV, b.RV) })
 	return events
+}
+
+// CheckCluster lists the nodes with c and checks them with the Recorder's
+// Checker: no overlapping podCIDRs, none outside a range seen Active. It
+// lives here, not in package invariants, so that invariants and the history
+// checker import no client library: their fuzz tests instrument every
+// package they import, which client-go's would make minutes on a fresh
+// machine.
+func (r *Recorder) CheckCluster(ctx context.Context, c client.Reader) error {
+	var nodes corev1.NodeList
+	if err := c.List(ctx, &nodes); err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	return r.Checker().Check(nodes.Items)
 }
 
 // Checker returns an invariant checker that has observed every PodNetwork

@@ -61,7 +61,7 @@ func (d *demo) story(ctx context.Context) error {
 		return err
 	}
 	d.showMetrics(ctx)
-	if err := d.history.Checker().CheckCluster(ctx, d.env.API); err != nil {
+	if err := d.history.CheckCluster(ctx, d.env.API); err != nil {
 		return fmt.Errorf("invariant check failed: %w", err)
 	}
 	say("invariants hold: no two nodes have overlapping podCIDRs and every podCIDR lies in a range that was Active")

@@ -25,7 +25,6 @@ limitations under the License.
 package invariants
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -37,7 +36,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	podnetworkv1alpha1 "podnetwork.io/operator/api/v1alpha1"
 )
@@ -118,15 +116,6 @@ func (c *Checker) Check(nodes []corev1.Node) error {
 	}
 	errs = append(errs, c.outsideActive(nodes)...)
 	return errors.Join(errs...)
-}
-
-// CheckCluster lists the nodes and checks them.
-func (c *Checker) CheckCluster(ctx context.Context, r client.Reader) error {
-	var nodes corev1.NodeList
-	if err := r.List(ctx, &nodes); err != nil {
-		return fmt.Errorf("listing nodes: %w", err)
-	}
-	return c.Check(nodes.Items)
 }
 
 func (c *Checker) outsideActive(nodes []corev1.Node) []error {

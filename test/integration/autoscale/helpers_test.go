@@ -109,7 +109,7 @@ func recordHistory() *framework.Recorder {
 // expectInvariants checks every node against the ranges recorded Active.
 func expectInvariants(history *framework.Recorder) {
 	GinkgoHelper()
-	Expect(history.Checker().CheckCluster(suiteCtx, k8sClient)).To(Succeed())
+	Expect(history.CheckCluster(suiteCtx, k8sClient)).To(Succeed())
 }
 
 // autoscaled returns "name=cidr" of every range in AutoscaledRangeSet

@@ -240,7 +240,7 @@ func (h history) acks(consumer, rangeName string) []string {
 // expectInvariants checks every node against the ranges recorded Active.
 func (h history) expectInvariants(api *framework.API) {
 	GinkgoHelper()
-	Expect(h.Checker().CheckCluster(suiteCtx, api)).To(Succeed())
+	Expect(h.CheckCluster(suiteCtx, api)).To(Succeed())
 }
 
 // inPods matches a prefix inside range pods.

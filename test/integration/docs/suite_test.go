@@ -89,9 +89,11 @@ var _ = BeforeSuite(func() {
 	Expect(os.MkdirAll(binDir, 0o755)).To(Succeed())
 	Expect(os.MkdirAll(filepath.Join(workDir, "home"), 0o755)).To(Succeed())
 
-	// The binary builds while the control plane starts.
-	// Without the symbol table and DWARF, which only slow the link down.
-	build := exec.Command("go", "build", "-ldflags=-s -w", "-o", filepath.Join(binDir, "kubectl-podnetwork"), "./cmd/kubectl-podnetwork")
+	// The binary builds while the control plane starts, with -race like
+	// the tests (and sharing their compiled packages): a data race in a
+	// documented command fails the suite. Without the symbol table and
+	// DWARF, which only slow the link down.
+	build := exec.Command("go", "build", "-race", "-ldflags=-s -w", "-o", filepath.Join(binDir, "kubectl-podnetwork"), "./cmd/kubectl-podnetwork")
 	build.Dir = repoRoot
 	buildOut := &safeBuffer{}
 	build.Stdout, build.Stderr = buildOut, buildOut

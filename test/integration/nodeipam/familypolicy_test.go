@@ -43,7 +43,9 @@ var _ = Describe("NodeIPAM under familyPolicy AllOrWait", func() {
 		slow := &pn.PodNetworkConsumer{ObjectMeta: metav1.ObjectMeta{Name: "slow"}, Spec: pn.PodNetworkConsumerSpec{Required: ptr.To(true)}}
 		Expect(k8sClient.Create(suiteCtx, slow)).To(Succeed())
 		addRange(framework.Range("v6", "fd00:253::/63").NodeMaskSize(64).Obj())
-		Eventually(func() []string { return k8sClient.RangeStatus("v6").Awaiting }).Should(ContainElement("slow"))
+		// Only once NodeIPAM has acknowledged: the event names whom the
+		// range awaits when the node is served.
+		Eventually(func() []string { return k8sClient.RangeStatus("v6").Awaiting }).Should(ConsistOf("slow"))
 
 		names := k8sClient.CreateNodes("aow", 1)
 		Eventually(cidrNotAvailable(uidOf(names[0]))).Should(ConsistOf(And(

@@ -135,7 +135,7 @@ func recordRanges() *framework.Recorder {
 // expectInvariants checks every node against the ranges recorded Active.
 func expectInvariants(history *framework.Recorder) {
 	GinkgoHelper()
-	Expect(history.Checker().CheckCluster(suiteCtx, k8sClient)).To(Succeed())
+	Expect(history.CheckCluster(suiteCtx, k8sClient)).To(Succeed())
 }
 
 // createPodNetwork creates PodNetwork "default".

@@ -24,7 +24,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1alpha1 "podnetwork.io/operator/api/v1alpha1"
 	"podnetwork.io/operator/test/framework/invariants"
@@ -137,7 +136,7 @@ func sortObservations(obs []Observation) []Observation {
 
 // kind names the kinds Check replays; "" for any other object, or a nil
 // one.
-func kind(o client.Object) string {
+func kind(o Object) string {
 	switch o := o.(type) {
 	case *corev1.Node:
 		if o != nil {

@@ -16,11 +16,7 @@ limitations under the License.
 
 package history
 
-import (
-	"time"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
-)
+import "time"
 
 // Observation is one change a recorder saw on a watch.
 type Observation struct {
@@ -33,7 +29,7 @@ type Observation struct {
 	// *v1alpha1.PodNetworkConsumer, *coordinationv1.Lease or
 	// *v1alpha1.AutoscaledRangeSet (the autoscaler's declared ranges, for
 	// their nodeSelectors); other kinds are ignored.
-	Object client.Object
+	Object Object
 	// Deleted is true for a watch DELETED event (Object is then the last
 	// state, RV the revision of the deletion).
 	Deleted bool
