@@ -128,9 +128,9 @@ GOLANGCI_LINT_FLAGS ?= --timeout=10m
 # -export` compiles into the Go build cache. With -race in GOFLAGS it
 # compiles them as `go test -race` does, so make test compiles each
 # dependency once, not once for the linters and once more for the tests (on a
-# fresh 2-core machine that second compilation was about 8 minutes, 4 of
-# them test/realconfig's copy of kube-proxy and flannel). The race build tag
-# it sets selects no file of ours.
+# fresh 2-core machine the second compilation of test/realconfig's copy of
+# kube-proxy and flannel alone took 4 minutes). The race build tag it sets
+# selects no file of ours.
 LINT_GOFLAGS ?= -race
 
 .PHONY: lint-go
