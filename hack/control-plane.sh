@@ -128,15 +128,16 @@ build() {
 
 k8s=() etcd=()
 ldflags="$(k8s_ldflags "${K8S_VERSION}")"
+k8s_recipe="${K8S_VERSION} ${ldflags}" etcd_recipe="${ETCD_VERSION} "
 for b in "${wanted[@]}"; do
   case "${b}" in
     kube-apiserver | kube-controller-manager | kube-scheduler | kubectl | kube-proxy)
-      if stale "${b}" "${K8S_VERSION} ${ldflags}"; then
+      if stale "${b}" "${k8s_recipe}"; then
         k8s+=("${b}=k8s.io/kubernetes/cmd/${b}")
       fi
       ;;
     etcd)
-      if stale etcd "${ETCD_VERSION} "; then
+      if stale etcd "${etcd_recipe}"; then
         etcd=("etcd=go.etcd.io/etcd/server/v3")
       fi
       ;;
@@ -149,10 +150,10 @@ done
 if [[ ${#k8s[@]} -gt 0 ]]; then
   build "${ROOT}/hack/tools/k8s" "${ldflags}" \
     "~10 min on 2 cores the first time, a few minutes once the Go build cache is warm" \
-    "${K8S_VERSION} ${ldflags}" "${k8s[@]}"
+    "${k8s_recipe}" "${k8s[@]}"
 fi
 if [[ ${#etcd[@]} -gt 0 ]]; then
-  build "${ROOT}/hack/tools/etcd" "" "~1 min" "${ETCD_VERSION} " "${etcd[@]}"
+  build "${ROOT}/hack/tools/etcd" "" "~1 min" "${etcd_recipe}" "${etcd[@]}"
 fi
 for b in "${wanted[@]}"; do
   ln -sfn "${CACHE_BIN}/${b}" "${LINK_DIR}/${b}"
