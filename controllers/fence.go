@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,11 +102,20 @@ func (l *fencedLock) record(err error, ler resourcelock.LeaderElectionRecord, se
 }
 
 // fenceWrites makes the manager elect its leader through a fenced lock and
-// write through a fenced client. It returns the wrapper that fences an HTTP
-// client, for writers outside the manager's client, and stop, which ends
-// the lock's event broadcaster.
+// write through a fenced client, and fences the Events written with cfg,
+// which it changes. It returns the wrapper that fences an HTTP client, for
+// writers outside the manager's client, and stop, which ends the lock's
+// event broadcaster.
 func fenceWrites(cfg *rest.Config, opts Options, mgrOpts *ctrl.Options) (fenced func(*http.Client) *http.Client, stop func(), err error) {
 	fence := leasefence.New(clock.RealClock{}, opts.RenewDeadline)
+	// Events too: controller-runtime's recorders (both Event APIs) and the
+	// lock's event broadcaster build their clients from the rest.Config
+	// alone, so the config's own transport is their one common hook. The
+	// same config serves the cache's reads, the Lease and the metrics
+	// endpoint's reviews, so it refuses only Event writes.
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return &fencedTransport{next: rt, fence: fence, only: isEventWrite}
+	})
 	lock, stop, err := newFencedLock(cfg, opts, fence)
 	if err != nil {
 		return nil, nil, err
@@ -174,19 +184,21 @@ func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fe
 		broadcaster.Shutdown, nil
 }
 
-// fencedTransport refuses every write (POST, PUT, PATCH, DELETE) while
-// the fence is closed. It sits under client-go's rate limiter and its
-// retries, so a write that waited there (or in a paused process) is judged
-// when it is about to be sent, not when it was decided.
+// fencedTransport refuses every write (POST, PUT, PATCH, DELETE), or only
+// those only picks when set, while the fence is closed. It sits under
+// client-go's rate limiter and its retries, so a write that waited there
+// (or in a paused process) is judged when it is about to be sent, not when
+// it was decided.
 type fencedTransport struct {
 	next  http.RoundTripper
 	fence *leasefence.Fence
+	only  func(*http.Request) bool
 }
 
 func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch req.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		if seededBugUnfencedWrite {
+		if seededBugUnfencedWrite || (t.only != nil && !t.only(req)) {
 			break
 		}
 		done, err := t.fence.Begin()
@@ -204,4 +216,24 @@ func (t *fencedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	return t.next.RoundTrip(req)
+}
+
+// isEventWrite reports whether req writes Events, of the core API
+// (/api/v1[/namespaces/NS]/events) or of events.k8s.io
+// (/apis/events.k8s.io/VERSION[/namespaces/NS]/events). Only the method
+// and path tell, as in the apiserver's own request info.
+func isEventWrite(req *http.Request) bool {
+	parts := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis" && parts[1] == "events.k8s.io":
+		parts = parts[3:]
+	default:
+		return false
+	}
+	if len(parts) >= 3 && parts[0] == "namespaces" {
+		parts = parts[2:]
+	}
+	return len(parts) > 0 && parts[0] == "events"
 }

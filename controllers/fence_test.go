@@ -229,3 +229,64 @@ func TestReleaseWaitsForWritesInFlight(t *testing.T) {
 		t.Fatalf("release once the write was answered: %v, holder %q", err, stub.holder)
 	}
 }
+
+// Events are written by clients controller-runtime and the lock build from
+// the rest.Config alone: fenceWrites must fence the config's transport for
+// Event writes of both APIs, and leave every other request to the fenced
+// client (the Lease, the metrics endpoint's reviews and the cache's reads
+// share that config).
+func TestFenceWritesFencesEventsOfTheConfig(t *testing.T) {
+	opts := DefaultOptions()
+	opts.LeaderElectionNamespace = "podnetwork-system"
+	next := &okTransport{}
+	cfg := &rest.Config{Host: "https://apiserver.test", Transport: next}
+	var mgrOpts ctrl.Options
+	_, stop, err := fenceWrites(cfg, opts, &mgrOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(method, path string) error {
+		req := httptest.NewRequest(method, "https://apiserver.test"+path, strings.NewReader("{}"))
+		req.RequestURI = "" // a client request
+		resp, err := hc.Do(req)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		return err
+	}
+	for _, c := range []struct {
+		method, path string
+		refused      bool
+	}{
+		{http.MethodPost, "/api/v1/namespaces/podnetwork-system/events", true},
+		{http.MethodPatch, "/api/v1/namespaces/default/events/n.1873", true},
+		{http.MethodPost, "/apis/events.k8s.io/v1/namespaces/default/events", true},
+		{http.MethodPut, "/apis/events.k8s.io/v1/namespaces/default/events/n.1873", true},
+		{http.MethodPost, "/api/v1/events", true},
+		{http.MethodGet, "/api/v1/namespaces/default/events", false},
+		{http.MethodPut, "/apis/coordination.k8s.io/v1/namespaces/podnetwork-system/leases/podnetwork-operator", false},
+		{http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", false},
+		{http.MethodPost, "/api/v1/namespaces/events/configmaps", false},
+		{http.MethodPatch, "/apis/podnetwork.io/v1alpha1/events/default", false},
+	} {
+		err := send(c.method, c.path)
+		if refused := errors.Is(err, leasefence.ErrNotFresh); refused != c.refused || (!refused && err != nil) {
+			t.Errorf("%s %s before the lease: %v, want refused %v", c.method, c.path, err, c.refused)
+		}
+	}
+
+	lock := mgrOpts.LeaderElectionResourceLockInterface.(*fencedLock)
+	lock.Interface = &stubLock{}
+	if err := lock.Create(context.Background(), resourcelock.LeaderElectionRecord{HolderIdentity: "me"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := next.sent
+	if err := send(http.MethodPost, "/apis/events.k8s.io/v1/namespaces/default/events"); err != nil || next.sent != sent+1 {
+		t.Fatalf("an Event while the lease is held: %v, %d sent; want it sent", err, next.sent-sent)
+	}
+}

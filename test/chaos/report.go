@@ -184,14 +184,14 @@ func faultName(f faultproxy.Fault) string {
 }
 
 // Problems returns what makes a run of the real operator fail: any
-// violation, a write other than an Event sent without the lease among them
-// (history's no-write-without-lease), a gap in the history, or no recovery.
+// violation, a write sent without the lease among them (history's
+// no-write-without-lease), a gap in the history, or no recovery.
 func (r *Result) Problems() error {
 	var errs []error
 	if n := r.ViolationCount(); n > 0 {
 		what := fmt.Sprintf("%d invariant violations", n)
 		if stale := r.Violations()[history.InvWriteWithoutLease]; stale > 0 {
-			what += fmt.Sprintf(" (%d of them writes other than Events sent without the lease)", stale)
+			what += fmt.Sprintf(" (%d of them writes sent without the lease)", stale)
 		}
 		errs = append(errs, fmt.Errorf("%s: %s", what, strings.Join(r.Details(), "; ")))
 	}

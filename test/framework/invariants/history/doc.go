@@ -158,10 +158,9 @@ limitations under the License.
 // StaleWrite when the write is stale.
 //
 // no-write-without-lease (8): every stale write is a violation, whether
-// it landed or not, except an Event (resource "events"). The operator fences
-// every other write on its lease, so one sent without it is a hole in the
-// fence even when the apiserver refused it or it did no harm this time.
-// Events are not fenced: they describe and decide nothing. The violation's
+// it landed or not, an Event included. The operator fences every write on
+// its lease, so one sent without it is a hole in the fence even when the
+// apiserver refused it or it did no harm this time. The violation's
 // RV is the write's when it landed (0 otherwise), its Time when it was sent,
 // and its message names the process, verb, resource, object, answer and
 // why the write is stale.

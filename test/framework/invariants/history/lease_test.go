@@ -62,14 +62,14 @@ func TestStaleWrites(t *testing.T) {
 	if r.Counts[CountStaleWrites] != 3 || r.Counts[CountStaleLanded] != 2 {
 		t.Errorf("counts %v, want 3 stale writes, 2 landed", r.Counts)
 	}
-	// The refused node write and the late one are violations on their own;
-	// the stale Event is not.
+	// Each is a violation on its own, the stale Event too; the late write
+	// also overlaps.
 	want := []struct {
 		inv string
 		rv  int64
-	}{{InvWriteWithoutLease, 0}, {InvOverlap, lateRV}, {InvWriteWithoutLease, lateRV}}
+	}{{InvWriteWithoutLease, 0}, {InvWriteWithoutLease, 0}, {InvOverlap, lateRV}, {InvWriteWithoutLease, lateRV}}
 	if len(r.Violations) != len(want) {
-		t.Fatalf("violations:\n%s want no-write-without-lease, then no-overlap and no-write-without-lease at RV %d", dump(r.Violations), lateRV)
+		t.Fatalf("violations:\n%s want no-write-without-lease twice, then no-overlap and no-write-without-lease at RV %d", dump(r.Violations), lateRV)
 	}
 	for i, v := range r.Violations {
 		if v.Invariant != want[i].inv || v.RV != want[i].rv || v.Process != "op-0" || !v.StaleWrite {
@@ -78,8 +78,8 @@ func TestStaleWrites(t *testing.T) {
 	}
 }
 
-// TestWriteWithoutLease: a run fails on any write other than an Event sent
-// without the lease, landed or not; stale Events are listed, not failed.
+// TestWriteWithoutLease: a run fails on any write sent without the lease,
+// landed or not, an Event included.
 func TestWriteWithoutLease(t *testing.T) {
 	t.Run("a node patch after the lease expired fails", func(t *testing.T) {
 		h := base()
@@ -112,7 +112,7 @@ func TestWriteWithoutLease(t *testing.T) {
 			t.Fatalf("violations:\n%s want one no-write-without-lease for op-0's refused write", dump(r.Violations))
 		}
 	})
-	t.Run("only Events without the lease pass", func(t *testing.T) {
+	t.Run("Events without the lease fail too", func(t *testing.T) {
 		h := base()
 		h.node("n1", nil)
 		h.assign("n1", "10.0.0.0/24") // op-0, holding the lease
@@ -122,11 +122,16 @@ func TestWriteWithoutLease(t *testing.T) {
 		h.acquire("op-1_1", "op-1")
 		h.write("op-0", h.now.Add(time.Second), "events", 201) // op-1 holds it
 		r := h.check(t, Options{})
-		if len(r.Violations) != 0 {
-			t.Fatalf("stale Events failed the history:\n%s", dump(r.Violations))
+		if len(r.Violations) != 2 {
+			t.Fatalf("violations:\n%s want a no-write-without-lease for each stale Event", dump(r.Violations))
+		}
+		for _, v := range r.Violations {
+			if v.Invariant != InvWriteWithoutLease || !strings.Contains(v.Message, "op-0 sent create events x without the lease") {
+				t.Errorf("violation %+v, want no-write-without-lease for op-0's Event", v)
+			}
 		}
 		if len(r.Stale) != 2 || r.Counts[CountStaleWrites] != 2 {
-			t.Fatalf("stale %+v: want both Events still listed as stale writes", r.Stale)
+			t.Fatalf("stale %+v: want both Events listed as stale writes", r.Stale)
 		}
 	})
 }

@@ -65,20 +65,11 @@ func (c *checker) judgeWrites(writes []Write) {
 				c.staleByRV[w.RV] = true
 			}
 		}
-		if !exemptFromLease(w) {
-			c.violations = append(c.violations, staleViolation(w, reason))
-		}
+		// Every write, Events included: the operator fences them all
+		// (docs/reliability.md), so one sent without the lease is a hole
+		// in the fence even when it decided nothing.
+		c.violations = append(c.violations, staleViolation(w, reason))
 	}
-}
-
-// exemptFromLease reports whether w may be sent without the lease: Events
-// only. The operator's fence does not hold them back (docs/reliability.md):
-// an Event describes what a process did or saw and decides nothing, no
-// controller reads them, and a woken leader's event broadcaster flushing
-// its queue after the lease is gone cannot hand out a block or move a
-// range. Every other write can, so the fence must have refused it.
-func exemptFromLease(w *Write) bool {
-	return w.Resource == "events"
 }
 
 // staleViolation is the no-write-without-lease violation of the stale
