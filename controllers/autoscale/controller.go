@@ -161,7 +161,7 @@ func (r *Reconciler) readInput(ctx context.Context, pn *podnetworkv1alpha1.PodNe
 		addrs, _ := cidr.NodeAddresses(n.Status.Addresses)
 		in.Nodes = append(in.Nodes, autoscalecore.Node{
 			Name: n.Name, Labels: n.Labels, Created: n.CreationTimestamp.Time, Deleting: !n.DeletionTimestamp.IsZero(),
-			PodCIDRs: cidr.ParseObserved(n.Spec.PodCIDRs), Addresses: addrs,
+			PodCIDRs: n.ObservedPodCIDRs().Prefixes, Addresses: addrs,
 		})
 	}
 	for i := range serviceCIDRs.Items {

@@ -426,7 +426,7 @@ func addCachedNodes(b *nodeipamcore.Rebuild, objs []any) error {
 		if !ok {
 			return fmt.Errorf("the node cache holds a %T", obj)
 		}
-		if err := b.AddNode(n.Name, n.UID, n.Spec.PodCIDRs); err != nil {
+		if err := b.AddObservedNode(n.Name, n.UID, n.ObservedPodCIDRs()); err != nil {
 			return err
 		}
 	}

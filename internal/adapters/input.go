@@ -129,7 +129,7 @@ func InputFrom(pn *v1alpha1.PodNetwork, previous []v1alpha1.ConsumerRangeStatus,
 		}
 	}
 	for _, n := range nodes {
-		for _, p := range cidr.ParseObserved(n.Spec.PodCIDRs) {
+		for _, p := range n.ObservedPodCIDRs().Prefixes {
 			in.NodePodCIDRs = append(in.NodePodCIDRs, NamedPrefix{Name: n.Name, Prefix: p})
 		}
 		addrs, _ := cidr.NodeAddresses(n.Status.Addresses) // the lifecycle reports the problems

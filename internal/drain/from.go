@@ -50,7 +50,7 @@ func doNotDisrupt(annotations map[string]string) string {
 // read the way Kubernetes reads them (cidr.ObservePrefixes), the marker
 // label and whether it is being deleted. It copies out what it reads.
 func NodeFrom(n *slimnode.Node) Node {
-	obs := cidr.ObservePrefixes(n.Spec.PodCIDRs)
+	obs := n.ObservedPodCIDRs()
 	_, marked := n.Labels[v1alpha1.DrainAssistNodeLabel]
 	return Node{Name: n.Name, PodCIDRs: obs.Prefixes, Unreadable: len(obs.Unreadable) > 0,
 		Marked: marked, Deleting: !n.DeletionTimestamp.IsZero(), Labels: maps.Clone(n.Labels)}

@@ -35,7 +35,7 @@ import (
 // never stop the lifecycle. It copies out what it reads, so n may be shared
 // with a cache.
 func NodeFrom(n *slimnode.Node) Node {
-	pods := cidr.ObservePrefixes(n.Spec.PodCIDRs)
+	pods := n.ObservedPodCIDRs()
 	addrs, addrProblems := cidr.NodeAddresses(n.Status.Addresses)
 	out := Node{Name: n.Name, PodCIDRs: pods.Prefixes, UnreadablePodCIDRs: pods.Unreadable, Addresses: addrs}
 	for _, p := range pods.Problems {

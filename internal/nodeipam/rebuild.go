@@ -87,7 +87,12 @@ func NewRebuild(pn *v1alpha1.PodNetwork) (*Rebuild, error) {
 // legacy format, are listed in the summary. Nodes without podCIDRs are
 // skipped.
 func (r *Rebuild) AddNode(name string, uid types.UID, podCIDRs []string) error {
-	read := cidr.ObservePrefixes(podCIDRs)
+	return r.AddObservedNode(name, uid, cidr.ObservePrefixes(podCIDRs))
+}
+
+// AddObservedNode is AddNode for podCIDRs read already (a cached node's
+// slimnode.Node.ObservedPodCIDRs), which it shares: it never changes them.
+func (r *Rebuild) AddObservedNode(name string, uid types.UID, read cidr.Observed) error {
 	if len(read.Problems) > 0 {
 		r.podCIDRProblems = append(r.podCIDRProblems, NodePodCIDRProblems{Node: name, UID: uid, PodCIDRs: read.Prefixes, Problems: read.Problems})
 	}

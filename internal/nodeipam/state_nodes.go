@@ -23,7 +23,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"podnetwork.io/operator/internal/cidr"
 	"podnetwork.io/operator/internal/slimnode"
 )
 
@@ -242,7 +241,7 @@ type Observation struct {
 // flight with other blocks was certainly not stored (podCIDRs cannot
 // change), so those blocks go back to the pool.
 func (s *State) Observe(node *slimnode.Node) Observation {
-	read := cidr.ObservePrefixes(node.Spec.PodCIDRs)
+	read := node.ObservedPodCIDRs()
 	cidrs := read.Prefixes
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -291,7 +290,7 @@ func (s *State) Settled(node *slimnode.Node) bool {
 	if len(node.Spec.PodCIDRs) == 0 {
 		return false
 	}
-	cidrs := cidr.ObservePrefixes(node.Spec.PodCIDRs).Prefixes
+	cidrs := node.ObservedPodCIDRs().Prefixes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.settledLocked(node, cidrs)
@@ -305,7 +304,7 @@ func (s *State) StopWaitingIfSettled(node *slimnode.Node) bool {
 	if len(node.Spec.PodCIDRs) == 0 {
 		return false
 	}
-	cidrs := cidr.ObservePrefixes(node.Spec.PodCIDRs).Prefixes
+	cidrs := node.ObservedPodCIDRs().Prefixes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.alloc == nil || s.suspended || !s.settledLocked(node, cidrs) {

@@ -27,6 +27,9 @@ limitations under the License.
 package slimnode
 
 import (
+	"net/netip"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -80,6 +83,25 @@ type Announced struct {
 // Spec is the part of a NodeSpec the operator reads.
 type Spec struct {
 	PodCIDRs []string
+
+	// prefixes are PodCIDRs as ObservedPodCIDRs reads them, read once by
+	// From when every value reads cleanly; nil otherwise.
+	prefixes []netip.Prefix
+}
+
+// ObservedPodCIDRs returns n's podCIDRs read the way Kubernetes reads them
+// (cidr.ObservePrefixes). Every lifecycle, adapter and autoscaler
+// reconcile reads the podCIDRs of every cached node, and NodeIPAM those of
+// each node event: a node From made holds them read already, once, when
+// it entered the cache, unless a value is unreadable or legacy (rare, and
+// read again here with its problems). The prefixes are the cache's:
+// never change them. Only From's nodes hold them, and a node From made is
+// never changed (DeepCopy's copy reads them again).
+func (n *Node) ObservedPodCIDRs() cidr.Observed {
+	if n.Spec.prefixes != nil && len(n.Spec.prefixes) == len(n.Spec.PodCIDRs) {
+		return cidr.Observed{Prefixes: n.Spec.prefixes}
+	}
+	return cidr.ObservePrefixes(n.Spec.PodCIDRs)
 }
 
 // Status is the part of a NodeStatus the operator reads.
@@ -103,7 +125,7 @@ func From(n *corev1.Node) *Node {
 			DeletionTimestamp: n.DeletionTimestamp,
 			Labels:            n.Labels,
 		},
-		Spec: Spec{PodCIDRs: n.Spec.PodCIDRs},
+		Spec: Spec{PodCIDRs: n.Spec.PodCIDRs, prefixes: cleanPrefixes(n.Spec.PodCIDRs)},
 		Announced: Announced{
 			IPv4: n.Annotations[FlannelPublicIPAnnotation] != "",
 			IPv6: n.Annotations[FlannelPublicIPv6Annotation] != "",
@@ -117,6 +139,19 @@ func From(n *corev1.Node) *Node {
 		}
 	}
 	return out
+}
+
+// cleanPrefixes returns podCIDRs read, in one allocation of their exact
+// size, or nil when there are none or one cannot be read cleanly.
+func cleanPrefixes(podCIDRs []string) []netip.Prefix {
+	if len(podCIDRs) == 0 {
+		return nil
+	}
+	read := cidr.ObservePrefixes(podCIDRs)
+	if len(read.Problems) > 0 {
+		return nil
+	}
+	return slices.Clip(read.Prefixes)
 }
 
 // ipAddresses returns the InternalIP and ExternalIP addresses of addrs, the
@@ -156,12 +191,15 @@ func (*Node) GetObjectKind() schema.ObjectKind { return nodeKind{} }
 // DeepCopyObject returns a deep copy of n.
 func (n *Node) DeepCopyObject() runtime.Object { return n.DeepCopy() }
 
-// DeepCopy returns a deep copy of n.
+// DeepCopy returns a deep copy of n, equal to it but for the podCIDRs From
+// read, which the copy reads again.
 func (n *Node) DeepCopy() *Node {
 	if n == nil {
 		return nil
 	}
-	out := &Node{Spec: Spec{PodCIDRs: append([]string(nil), n.Spec.PodCIDRs...)}, Announced: n.Announced}
+	// Without the podCIDRs read: a copy is made to be changed, and reads
+	// them again (ObservedPodCIDRs).
+	out := &Node{Spec: Spec{PodCIDRs: slices.Clone(n.Spec.PodCIDRs)}, Announced: n.Announced}
 	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Status.Addresses = append([]corev1.NodeAddress(nil), n.Status.Addresses...)
 	for i := range n.Status.Conditions {

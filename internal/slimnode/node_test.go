@@ -17,6 +17,8 @@ limitations under the License.
 package slimnode
 
 import (
+	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -26,6 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/reference"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"podnetwork.io/operator/internal/cidr"
 )
 
 // Watch handlers take cache objects as client.Objects.
@@ -66,7 +70,8 @@ func TestFrom(t *testing.T) {
 			Name: "node-1", UID: "uid-1", ResourceVersion: "42", DeletionTimestamp: in.DeletionTimestamp,
 			Labels: map[string]string{"kubernetes.io/os": "linux"},
 		},
-		Spec:      Spec{PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}},
+		Spec: Spec{PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"},
+			prefixes: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24"), netip.MustParsePrefix("fd00::/64")}},
 		Announced: Announced{IPv6: true},
 		Status: Status{
 			Addresses:  []corev1.NodeAddress{in.Status.Addresses[1], in.Status.Addresses[3]},
@@ -79,16 +84,53 @@ func TestFrom(t *testing.T) {
 		"addresses that are all IPs are shared, not copied")
 }
 
+// ObservedPodCIDRs reads podCIDRs as cidr.ObservePrefixes does, whether
+// From read them already or the node holds a value it cannot read cleanly
+// (read again, with its problems), and From's prefixes are exactly as
+// long as they are, so no reader's append can write into the cache's.
+func TestObservedPodCIDRs(t *testing.T) {
+	for _, podCIDRs := range [][]string{
+		nil,
+		{"10.0.0.0/24"},
+		{"10.0.0.0/24", "fd00::/64"},
+		{"fd00::/64", "10.0.0.0/24"},
+		{"10.0.0.1/24"},             // not masked: read masked
+		{"010.000.000.000/24"},      // legacy
+		{"not-a-cidr", "fd00::/64"}, // unreadable
+		{"::ffff:10.0.0.0/120"},     // IPv4-mapped
+	} {
+		t.Run(fmt.Sprint(podCIDRs), func(t *testing.T) {
+			g := NewWithT(t)
+			want := cidr.ObservePrefixes(podCIDRs)
+			n := From(&corev1.Node{Spec: corev1.NodeSpec{PodCIDRs: podCIDRs}})
+			g.Expect(n.ObservedPodCIDRs()).To(Equal(want))
+			g.Expect(n.ObservedPodCIDRs()).To(Equal(want), "read twice")
+			g.Expect((&Node{Spec: Spec{PodCIDRs: podCIDRs}}).ObservedPodCIDRs()).To(Equal(want), "a node From did not make")
+			if len(want.Problems) == 0 && len(podCIDRs) > 0 {
+				g.Expect(n.Spec.prefixes).NotTo(BeNil(), "read once, by From")
+				g.Expect(cap(n.Spec.prefixes)).To(Equal(len(podCIDRs)))
+			} else {
+				g.Expect(n.Spec.prefixes).To(BeNil())
+			}
+		})
+	}
+}
+
 func TestDeepCopy(t *testing.T) {
 	g := NewWithT(t)
 	n := From(fullNode())
 	c := n.DeepCopyObject().(*Node)
+	g.Expect(c.ObservedPodCIDRs()).To(Equal(n.ObservedPodCIDRs()))
+	c.Spec.prefixes = n.Spec.prefixes
 	g.Expect(c).To(Equal(n))
+	c = n.DeepCopy()
 	c.Labels["kubernetes.io/os"] = "windows"
 	c.Spec.PodCIDRs[0] = "10.9.0.0/24"
 	c.Status.Addresses[0].Address = "192.0.2.9"
 	c.Status.Conditions[0].Reason = "Changed"
 	g.Expect(n).To(Equal(From(fullNode())), "the copy shares nothing with the original")
+	g.Expect(c.ObservedPodCIDRs().Prefixes).To(Equal([]netip.Prefix{netip.MustParsePrefix("10.9.0.0/24"), netip.MustParsePrefix("fd00::/64")}),
+		"a copy changed reads its own podCIDRs")
 	g.Expect((*Node)(nil).DeepCopy()).To(BeNil())
 }
 

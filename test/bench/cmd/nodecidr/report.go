@@ -96,7 +96,7 @@ func (rep report) mainMarkdown() string {
 				r.cell("%.0f", result.rate),
 				r.cell("%.0f", ms(func(x result) time.Duration { return x.p50 })),
 				r.cell("%.0f", ms(func(x result) time.Duration { return x.p99 })),
-				r.cell("%.1f", func(x result) float64 { return x.cpuSeconds }),
+				r.cell("%.2f", func(x result) float64 { return x.cpuSeconds }),
 				r.cell("%.0f", func(x result) float64 { return x.peakRSSMiB }),
 				r.cell("%.2f", func(x result) float64 { return x.writes / float64(x.scenario.nodes) }),
 				rep.vsKCM(r), rep.vsLimit(r))

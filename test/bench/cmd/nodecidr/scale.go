@@ -218,7 +218,7 @@ func (rep report) scaleMarkdown() string {
 			r.cell("%.1f", func(x result) float64 { return x.total.Seconds() }),
 			r.cell("%.0f", result.rate),
 			r.cell("%.0f", func(x result) float64 { return float64(x.p99.Milliseconds()) }),
-			r.cell("%.1f", func(x result) float64 { return x.cpuSeconds }),
+			r.cell("%.2f", func(x result) float64 { return x.cpuSeconds }),
 			r.cell("%.2f", func(x result) float64 { return x.writes / float64(x.scenario.nodes) }),
 			rep.vsKCM(r))
 		if len(r.failed) > 0 {
