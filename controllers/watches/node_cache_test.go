@@ -19,6 +19,7 @@ package watches
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -133,8 +134,13 @@ func TestTransformNode(t *testing.T) {
 			Conditions: []corev1.NodeCondition{in.Status.Conditions[4]},
 		},
 	}
-	if !equality.Semantic.DeepEqual(n, want) {
+	// Its copy, without the podCIDRs the cache keeps read: those are
+	// slimnode's to test, and must read as the kept podCIDRs do.
+	if !equality.Semantic.DeepEqual(n.DeepCopy(), want) {
 		t.Fatalf("TransformNode kept the wrong fields:\n got %+v\nwant %+v", n, want)
+	}
+	if got, read := n.ObservedPodCIDRs(), want.ObservedPodCIDRs(); !reflect.DeepEqual(got, read) {
+		t.Fatalf("TransformNode's node reads podCIDRs %v, want %v", got, read)
 	}
 	tomb := toolscache.DeletedFinalStateUnknown{Key: "node-1", Obj: in}
 	if out, err := TransformNode(tomb); err != nil || out != any(tomb) {

@@ -29,6 +29,7 @@ package slimnode
 import (
 	"net/netip"
 	"slices"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,9 +85,12 @@ type Announced struct {
 type Spec struct {
 	PodCIDRs []string
 
-	// prefixes are PodCIDRs as ObservedPodCIDRs reads them, read once by
-	// From when every value reads cleanly; nil otherwise.
-	prefixes []netip.Prefix
+	// read points at PodCIDRs as ObservedPodCIDRs reads them, as many
+	// prefixes as PodCIDRs has values, read once by From when every value
+	// reads cleanly; nil otherwise. A pointer and not a slice: a slice
+	// header would take Node from the 320-byte size class to the 352-byte
+	// one, 2 MiB more at 65,000 nodes (TestNodeSizeClass).
+	read *netip.Prefix
 }
 
 // ObservedPodCIDRs returns n's podCIDRs read the way Kubernetes reads them
@@ -98,8 +102,8 @@ type Spec struct {
 // never change them. Only From's nodes hold them, and a node From made is
 // never changed (DeepCopy's copy reads them again).
 func (n *Node) ObservedPodCIDRs() cidr.Observed {
-	if n.Spec.prefixes != nil && len(n.Spec.prefixes) == len(n.Spec.PodCIDRs) {
-		return cidr.Observed{Prefixes: n.Spec.prefixes}
+	if n.Spec.read != nil {
+		return cidr.Observed{Prefixes: unsafe.Slice(n.Spec.read, len(n.Spec.PodCIDRs))}
 	}
 	return cidr.ObservePrefixes(n.Spec.PodCIDRs)
 }
@@ -125,7 +129,7 @@ func From(n *corev1.Node) *Node {
 			DeletionTimestamp: n.DeletionTimestamp,
 			Labels:            n.Labels,
 		},
-		Spec: Spec{PodCIDRs: n.Spec.PodCIDRs, prefixes: cleanPrefixes(n.Spec.PodCIDRs)},
+		Spec: Spec{PodCIDRs: n.Spec.PodCIDRs, read: readPodCIDRs(n.Spec.PodCIDRs)},
 		Announced: Announced{
 			IPv4: n.Annotations[FlannelPublicIPAnnotation] != "",
 			IPv6: n.Annotations[FlannelPublicIPv6Annotation] != "",
@@ -141,17 +145,18 @@ func From(n *corev1.Node) *Node {
 	return out
 }
 
-// cleanPrefixes returns podCIDRs read, in one allocation of their exact
-// size, or nil when there are none or one cannot be read cleanly.
-func cleanPrefixes(podCIDRs []string) []netip.Prefix {
+// readPodCIDRs returns the first of podCIDRs read, in one allocation of
+// exactly their number, or nil when there are none or one cannot be read
+// cleanly.
+func readPodCIDRs(podCIDRs []string) *netip.Prefix {
 	if len(podCIDRs) == 0 {
 		return nil
 	}
 	read := cidr.ObservePrefixes(podCIDRs)
-	if len(read.Problems) > 0 {
+	if len(read.Problems) > 0 || len(read.Prefixes) != len(podCIDRs) {
 		return nil
 	}
-	return slices.Clip(read.Prefixes)
+	return &slices.Clip(read.Prefixes)[0]
 }
 
 // ipAddresses returns the InternalIP and ExternalIP addresses of addrs, the
