@@ -18,8 +18,11 @@ limitations under the License.
 // control plane: the raw write limit of the apiserver, kube-controller-manager
 // v1.37.2 running only its nodeipam controller, and this operator's NodeIPAM,
 // each as its own process, at the same client limits, for nodes created in a
-// burst and at a steady rate; optionally a dual-stack burst (-dual-stack)
-// and a burst onto 100,000 nodes that already have podCIDRs (-scale-nodes).
+// burst and at a steady rate; optionally dual-stack bursts of one or more
+// sizes (-dual-stack, -dual-stack-nodes) and a dual-stack steady arrival
+// (-steady-dual-stack), and a burst onto nodes that already have podCIDRs
+// at one or more counts, up to 100,000 (-scale-nodes), which shows how the
+// burst's CPU per node grows with the cluster.
 // Absolute times on a shared machine are noise; the ratios between
 // allocators measured in the same run are the result.
 //
@@ -49,6 +52,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -83,14 +87,63 @@ type options struct {
 	// The resumable results file.
 	results string
 	resume  bool
-	// The dual-stack burst.
-	dualStack      bool
-	dualStackNodes int
-	clusterCIDRv6  string
-	nodeMaskV6     int
-	// The scale point.
-	scaleNodes int
+	// The dual-stack section: a burst of each size, and with
+	// steadyDualStack the steady arrival too.
+	dualStack       bool
+	dualStackNodes  []int
+	steadyDualStack bool
+	clusterCIDRv6   string
+	nodeMaskV6      int
+	// The scale points: one per existing node count.
+	scaleNodes []int
 	scaleBurst int
+}
+
+// steadyDualStackOn reports whether the plan holds the dual-stack steady
+// arrival: -steady-dual-stack is part of the dual-stack section (it runs on
+// its network) and arrives like the steady run (-steady-nodes at
+// -steady-rate), so it needs both.
+func (o options) steadyDualStackOn() bool {
+	return o.steadyDualStack && o.dualStack && o.steadyNodes > 0
+}
+
+// dualStackOn reports whether the plan holds any dual-stack run.
+func (o options) dualStackOn() bool {
+	return o.dualStack && (len(o.dualStackNodes) > 0 || o.steadyDualStackOn())
+}
+
+// check refuses flags that would quietly plan nothing of what they ask for.
+func (o options) check() error {
+	if o.steadyDualStack && !o.steadyDualStackOn() {
+		return errors.New("-steady-dual-stack needs -dual-stack and -steady-nodes > 0 (the dual-stack steady arrival is -steady-nodes at -steady-rate on the dual-stack network)")
+	}
+	return nil
+}
+
+// parseCounts parses a comma-separated list of node counts (-sizes,
+// -dual-stack-nodes, -scale-nodes). Empty items are skipped, so "" is none;
+// so is a lone "0", which -dual-stack-nodes and -scale-nodes took to mean
+// "off" when they were single numbers. A count is positive and appears
+// once: a repeated one would plan two runs under one results key.
+func parseCounts(name, list string) ([]int, error) {
+	if strings.TrimSpace(list) == "0" {
+		return nil, nil
+	}
+	var out []int
+	for s := range strings.SplitSeq(list, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad count %q in -%s: want positive node counts, comma-separated", s, name)
+		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("count %d twice in -%s", n, name)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // parseFlags parses the flags and returns them with the arguments as given,
@@ -115,13 +168,15 @@ func parseFlags() (options, []string) {
 	flag.StringVar(&o.doc, "doc", "", "replace the generated block of this Markdown file (e.g. docs/performance.md) with the report")
 	flag.StringVar(&o.results, "results", "", "append every finished run to this file, one JSON line each, and make the report from all its lines (default: <repo>/bin/bench/nodecidr.jsonl); without -resume an existing file is moved to <file>.prev")
 	flag.BoolVar(&o.resume, "resume", false, "go on with the runs -results does not hold yet, in the planned order; refuses a file made with other plan flags or binaries (-autoscale neither records nor resumes)")
-	flag.BoolVar(&o.dualStack, "dual-stack", false, "also run a dual-stack burst of -dual-stack-nodes: both allocators at 500/1000 on -cluster-cidr and -cluster-cidr-v6")
-	flag.IntVar(&o.dualStackNodes, "dual-stack-nodes", 5000, "nodes of the dual-stack burst")
-	flag.StringVar(&o.clusterCIDRv6, "cluster-cidr-v6", "fd99::/48", "the IPv6 range of the dual-stack burst")
-	flag.IntVar(&o.nodeMaskV6, "node-mask-v6", 64, "IPv6 node block size of the dual-stack burst")
-	flag.IntVar(&o.scaleNodes, "scale-nodes", 0,
-		"scale point: this many nodes with podCIDRs already set, then each allocator (500/1000) starts and -scale-burst nodes arrive on top (0: off)")
-	flag.IntVar(&o.scaleBurst, "scale-burst", 5000, "nodes of the scale point's burst")
+	flag.BoolVar(&o.dualStack, "dual-stack", false, "also run a dual-stack burst of each of -dual-stack-nodes: both allocators at 500/1000 on -cluster-cidr and -cluster-cidr-v6")
+	dualStackNodes := flag.String("dual-stack-nodes", "5000", "comma-separated node counts of the dual-stack bursts, e.g. 1000,5000 (\"\" or 0: none)")
+	flag.BoolVar(&o.steadyDualStack, "steady-dual-stack", false,
+		"with -dual-stack, also run a dual-stack steady arrival: -steady-nodes (> 0) at -steady-rate, both allocators at 500/1000 on the dual-stack bursts' network")
+	flag.StringVar(&o.clusterCIDRv6, "cluster-cidr-v6", "fd99::/48", "the IPv6 range of the dual-stack runs")
+	flag.IntVar(&o.nodeMaskV6, "node-mask-v6", 64, "IPv6 node block size of the dual-stack runs")
+	scaleNodes := flag.String("scale-nodes", "0",
+		"comma-separated scale points, e.g. 1000,10000,100000: for each, this many nodes with podCIDRs already set, then each allocator (500/1000) starts and -scale-burst nodes arrive on top (0: none)")
+	flag.IntVar(&o.scaleBurst, "scale-burst", 5000, "nodes of each scale point's burst")
 	flag.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "longest one run may take")
 	flag.BoolVar(&o.autoscale, "autoscale", false,
 		"run only the autoscaling benchmark: -autoscale-nodes at -autoscale-rate onto a small range, two consumers acking after -autoscale-ack-delay, with and without the autoscaler; -doc then replaces the autoscale block")
@@ -147,16 +202,14 @@ func parseFlags() (options, []string) {
 	if *quick {
 		*sizes, o.steadyNodes, o.cacheNodes = "200", 200, 0
 	}
-	for s := range strings.SplitSeq(*sizes, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
-		}
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			fmt.Fprintf(os.Stderr, "nodecidr: bad size %q in -sizes\n", s)
-			os.Exit(2)
-		}
-		o.sizes = append(o.sizes, n)
+	var errSizes, errDual, errScale error
+	o.sizes, errSizes = parseCounts("sizes", *sizes)
+	o.dualStackNodes, errDual = parseCounts("dual-stack-nodes", *dualStackNodes)
+	o.scaleNodes, errScale = parseCounts("scale-nodes", *scaleNodes)
+	if err := errors.Join(errSizes, errDual, errScale, o.check()); err != nil {
+		// One line per bad flag.
+		fmt.Fprintln(os.Stderr, "nodecidr:", strings.ReplaceAll(err.Error(), "\n", "\nnodecidr: "))
+		os.Exit(2)
 	}
 	o.operatorArgs = strings.Fields(*operatorArgs)
 	return o, os.Args[1:]

@@ -20,6 +20,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,7 +120,7 @@ func TestReportSections(t *testing.T) {
 				sessions: 3, resultsPath: "bin/bench/nodecidr.jsonl", runWall: time.Hour},
 			want: []string{"Scale: a burst of 200 nodes onto 3000 nodes", "/24 blocks of 10.128.0.0/9", "| ours | 500/1000 |",
 				"first allocation 1.00×", "resumed: the results of 3 sessions in `nodecidr.jsonl` (their runs took 1h0m0s in all"},
-			none: []string{"| arrival |", "Goals"},
+			none: []string{"| arrival |", "Goals", "as the cluster grows", "respectively"},
 		},
 		{
 			name: "dual-stack in the burst table, with what it ran on",
@@ -143,5 +144,54 @@ func TestReportSections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestScaleMarkdownWithTwoPoints(t *testing.T) {
+	kcm, ours := config{kind: kindKCM, qps: 500, burst: 1000}, config{kind: kindOurs, qps: 500, burst: 1000}
+	base := ours
+	base.baseline = true
+	small, large := scenario{nodes: 1000, existing: 1000}, scenario{nodes: 1000, existing: 100000}
+	run := func(s scenario, c config, rep int, burstCPU float64) result {
+		return result{planned: planned{scenario: s, config: c, rep: rep}, total: time.Second, firstAlloc: time.Second,
+			steadyRSSMiB: 40, peakRSSMiB: 50, cpuSeconds: 3, burstCPUSeconds: burstCPU}
+	}
+	failed := run(large, base, 1, 0)
+	failed.err = errTest
+	b := &bench{clusterCIDR: netip.MustParsePrefix("10.128.0.0/9"), nodeMask: 24}
+	rep := report{network: b.networkFor, results: []result{
+		run(small, kcm, 1, 0.5), run(small, ours, 1, 0.4),
+		run(large, kcm, 1, 0), // recorded before the burst's CPU was measured
+		run(large, ours, 1, 0.9), failed,
+		run(small, kcm, 2, 0.5), run(small, ours, 2, 0.6),
+	}}
+	md := rep.scaleMarkdown()
+	for _, w := range []string{
+		"Scale: a burst of 1000 nodes onto 1000 and 100000 nodes that already have podCIDRs (/24 and /26 blocks of 10.128.0.0/9 respectively,",
+		"| existing nodes | allocator |", "| burst CPU ms/node |",
+		"| 1000 | kcm | 500/1000 |", "| 3.00 (3.00–3.00) | 0.50 (0.50–0.50) |",
+		"| 1000 | ours | 500/1000 |", "| 3.00 (3.00–3.00) | 0.50 (0.40–0.60) |",
+		"| 100000 | kcm | 500/1000 |", "| 3.00 | – |",
+		"| 100000 | ours | 500/1000 |", "| 3.00 | 0.90 |",
+		"| 100000 | ours (baseline) | 500/1000 | failed: boom |",
+		"- burst 1000 onto 1000, ours 500/1000 ÷ kcm: first allocation 1.00×, steady RSS 1.00×, peak RSS 1.00×, burst nodes/s 1.00×, burst CPU/node 1.00×\n",
+		"- burst 1000 onto 100000, ours 500/1000 ÷ kcm: first allocation 1.00×, steady RSS 1.00×, peak RSS 1.00×, burst nodes/s 1.00×, burst CPU/node –\n",
+		"- CPU per burst node as the cluster grows, kcm 500/1000: 0.50 ms onto 1000, – onto 100000 existing nodes; 100000 ÷ 1000: –\n",
+		"- CPU per burst node as the cluster grows, ours 500/1000: 0.50 ms onto 1000, 0.90 ms onto 100000 existing nodes; 100000 ÷ 1000: 1.80×\n",
+		"- CPU per burst node as the cluster grows, ours 500/1000 [baseline]: – onto 1000, – onto 100000 existing nodes; 100000 ÷ 1000: –\n",
+	} {
+		if !strings.Contains(md, w) {
+			t.Errorf("scale table lacks %q:\n%s", w, md)
+		}
+	}
+	// Every row, a failed one too, has as many cells as the header.
+	var cells []int
+	for line := range strings.SplitSeq(md, "\n") {
+		if strings.HasPrefix(line, "|") {
+			cells = append(cells, strings.Count(line, "|"))
+		}
+	}
+	if len(cells) != 2+5 || slices.Min(cells) != slices.Max(cells) {
+		t.Errorf("table lines have %v cell separators, want 7 lines with equally many:\n%s", cells, md)
 	}
 }

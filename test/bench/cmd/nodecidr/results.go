@@ -56,14 +56,13 @@ type identity struct {
 
 // planFlags are the flags that define the plan, with their effective values
 // (so -quick and the flags it stands for are one plan). The flags of a
-// section that is off are left out.
+// section that is off are left out, and so is -steady-dual-stack when it is
+// off: a file made before a flag existed keeps its identity as long as the
+// flag keeps the value that plans what the file holds (a list flag that
+// was one number joins to that number).
 func planFlags(o options) map[string]string {
-	sizes := make([]string, 0, len(o.sizes))
-	for _, n := range o.sizes {
-		sizes = append(sizes, strconv.Itoa(n))
-	}
 	m := map[string]string{
-		"sizes":         strings.Join(sizes, ","),
+		"sizes":         joinCounts(o.sizes),
 		"steady-nodes":  strconv.Itoa(o.steadyNodes),
 		"throttled-max": strconv.Itoa(o.throttledMax),
 		"cache-nodes":   strconv.Itoa(o.cacheNodes),
@@ -74,20 +73,32 @@ func planFlags(o options) map[string]string {
 	if o.steadyNodes > 0 {
 		m["steady-rate"] = strconv.FormatFloat(o.steadyRate, 'g', -1, 64)
 	}
-	if o.dualStack && o.dualStackNodes > 0 {
+	if o.dualStackOn() {
 		m["dual-stack"] = "true"
-		m["dual-stack-nodes"] = strconv.Itoa(o.dualStackNodes)
+		m["dual-stack-nodes"] = joinCounts(o.dualStackNodes)
 		m["cluster-cidr-v6"] = o.clusterCIDRv6
 		m["node-mask-v6"] = strconv.Itoa(o.nodeMaskV6)
+	}
+	if o.steadyDualStackOn() {
+		m["steady-dual-stack"] = "true"
 	}
 	if len(o.operatorArgs) > 0 {
 		m["operator-args"] = strings.Join(o.operatorArgs, " ")
 	}
-	if o.scaleNodes > 0 {
-		m["scale-nodes"] = strconv.Itoa(o.scaleNodes)
+	if len(o.scaleNodes) > 0 {
+		m["scale-nodes"] = joinCounts(o.scaleNodes)
 		m["scale-burst"] = strconv.Itoa(o.scaleBurst)
 	}
 	return m
+}
+
+// joinCounts is a list of node counts as the flags take it.
+func joinCounts(ns []int) string {
+	s := make([]string, 0, len(ns))
+	for _, n := range ns {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(s, ",")
 }
 
 // diff lists how now differs from was, one phrase per difference.
@@ -162,7 +173,10 @@ type runRecord struct {
 	Rebuild      time.Duration `json:"rebuildNs,omitempty"`
 	FirstAlloc   time.Duration `json:"firstAllocNs,omitempty"`
 	SteadyRSSMiB float64       `json:"steadyRSSMiB,omitempty"`
-	Error        string        `json:"error,omitempty"`
+	// BurstCPUSeconds came after the format's first lines: older lines
+	// load without it, as 0, which the report shows as not measured.
+	BurstCPUSeconds float64 `json:"burstCPUSeconds,omitempty"`
+	Error           string  `json:"error,omitempty"`
 }
 
 // cacheRecord is a cacheResult as stored.
@@ -213,7 +227,8 @@ func runRecordOf(r result) *runRecord {
 		Kind: r.config.kind, QPS: r.config.qps, Burst: r.config.burst, Writers: r.config.writers, Baseline: r.config.baseline,
 		Total: r.total, Created: r.created, P50: r.p50, P99: r.p99, Max: r.max,
 		CPUSeconds: r.cpuSeconds, PeakRSSMiB: r.peakRSSMiB, Writes: r.writes, WritesBy: r.writesBy,
-		Rebuild: r.rebuild, FirstAlloc: r.firstAlloc, SteadyRSSMiB: r.steadyRSSMiB, Error: errText(r.err),
+		Rebuild: r.rebuild, FirstAlloc: r.firstAlloc, SteadyRSSMiB: r.steadyRSSMiB, BurstCPUSeconds: r.burstCPUSeconds,
+		Error: errText(r.err),
 	}
 }
 
@@ -226,7 +241,8 @@ func (rr *runRecord) result() result {
 		},
 		total: rr.Total, created: rr.Created, p50: rr.P50, p99: rr.P99, max: rr.Max,
 		cpuSeconds: rr.CPUSeconds, peakRSSMiB: rr.PeakRSSMiB, writes: rr.Writes, writesBy: rr.WritesBy,
-		rebuild: rr.Rebuild, firstAlloc: rr.FirstAlloc, steadyRSSMiB: rr.SteadyRSSMiB, err: errOf(rr.Error),
+		rebuild: rr.Rebuild, firstAlloc: rr.FirstAlloc, steadyRSSMiB: rr.SteadyRSSMiB, burstCPUSeconds: rr.BurstCPUSeconds,
+		err: errOf(rr.Error),
 	}
 }
 

@@ -56,8 +56,8 @@ func TestPlanRuns(t *testing.T) {
 		{"dual-stack and scale follow the bursts in every round", func(o *options) {
 			o.only, o.repeat = "500/1000", 2
 			o.sizes = nil
-			o.dualStack, o.dualStackNodes = true, 300
-			o.scaleNodes, o.scaleBurst = 3000, 200
+			o.dualStack, o.dualStackNodes = true, []int{300}
+			o.scaleNodes, o.scaleBurst = []int{3000}, 200
 		}, []string{
 			"rep 1: burst 300 dual-stack, kcm 500/1000", "rep 1: burst 300 dual-stack, ours 500/1000",
 			"rep 1: burst 200 onto 3000, kcm 500/1000", "rep 1: burst 200 onto 3000, ours 500/1000",
@@ -65,9 +65,33 @@ func TestPlanRuns(t *testing.T) {
 			"rep 2: burst 200 onto 3000, kcm 500/1000", "rep 2: burst 200 onto 3000, ours 500/1000",
 		}},
 		{"dual-stack needs nodes", func(o *options) { o.sizes, o.dualStack = nil, true }, nil},
+		{"a dual-stack burst of each size, then the dual-stack steady arrival, then each scale point", func(o *options) {
+			o.only, o.sizes = "kcm", nil
+			o.steadyNodes, o.steadyRate = 100, 50
+			o.dualStack, o.dualStackNodes, o.steadyDualStack = true, []int{1000, 5000}, true
+			o.scaleNodes, o.scaleBurst = []int{1000, 10000, 100000}, 1000
+		}, []string{
+			"rep 1: 100 at 50/s, kcm 20/30 (default)", "rep 1: 100 at 50/s, kcm 500/1000",
+			"rep 1: burst 1000 dual-stack, kcm 500/1000", "rep 1: burst 5000 dual-stack, kcm 500/1000",
+			"rep 1: 100 at 50/s dual-stack, kcm 500/1000",
+			"rep 1: burst 1000 onto 1000, kcm 500/1000", "rep 1: burst 1000 onto 10000, kcm 500/1000",
+			"rep 1: burst 1000 onto 100000, kcm 500/1000",
+		}},
+		{"the dual-stack steady arrival alone", func(o *options) {
+			o.only, o.sizes, o.steadyNodes, o.steadyRate = "ours 500/1000", nil, 100, 100
+			o.dualStack, o.dualStackNodes, o.steadyDualStack = true, nil, true
+		}, []string{
+			"rep 1: 100 at 100/s, ours 500/1000", "rep 1: 100 at 100/s, ours 500/1000, 16 workers", "rep 1: 100 at 100/s dual-stack, ours 500/1000",
+		}},
+		{"the dual-stack steady arrival needs -dual-stack", func(o *options) {
+			o.sizes, o.steadyNodes, o.steadyRate, o.steadyDualStack, o.only = nil, 100, 100, true, "kcm 500"
+		}, []string{"rep 1: 100 at 100/s, kcm 500/1000"}},
+		{"and a steady arrival", func(o *options) {
+			o.sizes, o.steadyNodes, o.dualStack, o.dualStackNodes, o.steadyDualStack = nil, 0, true, nil, true
+		}, nil},
 		{"baseline twins", func(o *options) { o.only, o.baseline = "ours 500/1000 (", "bin/old" }, nil},
 		{"baseline twins in the sections", func(o *options) {
-			o.sizes, o.only, o.baseline, o.scaleNodes, o.scaleBurst = nil, "ours", "bin/old", 10, 2
+			o.sizes, o.only, o.baseline, o.scaleNodes, o.scaleBurst = nil, "ours", "bin/old", []int{10}, 2
 		}, []string{"rep 1: burst 2 onto 10, ours 500/1000", "rep 1: burst 2 onto 10, ours 500/1000 [baseline]"}},
 	}
 	for _, tc := range tests {
@@ -100,6 +124,11 @@ func TestIdentityDiff(t *testing.T) {
 		want   []string // substrings, one per difference
 	}{
 		{"same", func(*identity) {}, nil},
+		{"more sizes of a list", func(id *identity) {
+			o := testOptions()
+			o.scaleNodes, o.scaleBurst = []int{1000, 100000}, 5000
+			id.Plan = planFlags(o)
+		}, []string{"-scale-burst: unset in the file, 5000 now", "-scale-nodes: unset in the file, 1000,100000 now"}},
 		{"-repeat is not part of the plan", func(id *identity) {
 			o := testOptions()
 			o.repeat = 5
@@ -117,7 +146,7 @@ func TestIdentityDiff(t *testing.T) {
 		}, []string{"-sizes: 200 in the file, 200,1000 now"}},
 		{"a section turned on", func(id *identity) {
 			o := testOptions()
-			o.scaleNodes, o.scaleBurst = 100000, 5000
+			o.scaleNodes, o.scaleBurst = []int{100000}, 5000
 			id.Plan = planFlags(o)
 		}, []string{"-scale-burst: unset in the file, 5000 now", "-scale-nodes: unset in the file, 100000 now"}},
 		{"the IPv6 range of a section that is off does not count", func(id *identity) {
@@ -142,6 +171,61 @@ func TestIdentityDiff(t *testing.T) {
 				if !strings.Contains(got[i], tc.want[i]) {
 					t.Errorf("difference %d = %q, want it to say %q", i, got[i], tc.want[i])
 				}
+			}
+		})
+	}
+}
+
+// oldFullPlan is the plan of docs/performance/data/full-plan-1eb6d6a.jsonl,
+// made with `-throttled-max=1 -steady-nodes=0 -dual-stack -scale-nodes=100000`
+// before -dual-stack-nodes and -scale-nodes took lists.
+var oldFullPlan = map[string]string{
+	"cache-nodes": "65000", "cluster-cidr": "10.128.0.0/9", "cluster-cidr-v6": "fd99::/48", "dual-stack": "true", "dual-stack-nodes": "5000",
+	"node-mask": "24", "node-mask-v6": "64", "only": "", "scale-burst": "5000", "scale-nodes": "100000", "sizes": "1000,5000",
+	"steady-nodes": "0", "throttled-max": "1",
+}
+
+// TestPlanFlagsKeepOldFiles checks that the list flags at their defaults,
+// and -steady-dual-stack off, keep the identity of a file made before
+// them, so -resume goes on with it; and that the new options change it.
+func TestPlanFlagsKeepOldFiles(t *testing.T) {
+	counts := func(list string) []int {
+		ns, err := parseCounts("test", list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ns
+	}
+	fullPlan := func() options {
+		return options{
+			sizes: counts("1000,5000"), steadyRate: 100, throttledMax: 1, cacheNodes: 65000, clusterCIDR: "10.128.0.0/9", nodeMask: 24,
+			dualStack: true, dualStackNodes: counts("5000"), clusterCIDRv6: "fd99::/48", nodeMaskV6: 64,
+			scaleNodes: counts("100000"), scaleBurst: 5000, repeat: 3,
+		}
+	}
+	tests := []struct {
+		name   string
+		modify func(*options)
+		want   []string // differences to oldFullPlan, as diff says them
+	}{
+		{"the same flags", func(*options) {}, nil},
+		// Off, since -steady-nodes=0: -steady-dual-stack alone is refused
+		// at parsing, but the plan does not hold it either.
+		{"-steady-dual-stack without a steady arrival", func(o *options) { o.steadyDualStack = true }, nil},
+		{"a second dual-stack burst", func(o *options) { o.dualStackNodes = counts("1000,5000") },
+			[]string{"-dual-stack-nodes: 5000 in the file, 1000,5000 now"}},
+		{"the dual-stack steady arrival", func(o *options) { o.steadyNodes, o.steadyDualStack = 1000, true },
+			[]string{"-steady-nodes: 0 in the file, 1000 now", "-steady-dual-stack: unset in the file, true now", "-steady-rate: unset in the file, 100 now"}},
+		{"three scale points", func(o *options) { o.scaleNodes = counts("1000,10000,100000") },
+			[]string{"-scale-nodes: 100000 in the file, 1000,10000,100000 now"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := fullPlan()
+			tc.modify(&o)
+			got := identity{Plan: oldFullPlan}.diff(identity{Plan: planFlags(o)})
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("differences to the old file:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tc.want, "\n  "))
 			}
 		})
 	}
@@ -277,7 +361,8 @@ func TestRecordRoundTrip(t *testing.T) {
 		{planned: planned{scenario: scenario{nodes: 300, dualStack: true}, config: config{kind: kindOurs, qps: 500, burst: 1000, baseline: true}, rep: 2},
 			err: errTest},
 		{planned: planned{scenario: scenario{nodes: 5000, existing: 100000}, config: config{kind: kindKCM, qps: 500, burst: 1000}, rep: 3},
-			rebuild: 10 * time.Second, firstAlloc: 12 * time.Second, steadyRSSMiB: 700},
+			rebuild: 10 * time.Second, firstAlloc: 12 * time.Second, steadyRSSMiB: 700, cpuSeconds: 11.71, burstCPUSeconds: 2.02},
+		{planned: planned{scenario: scenario{nodes: 1000, rate: 100, dualStack: true}, config: config{kind: kindKCM, qps: 500, burst: 1000}, rep: 1}},
 		{planned: planned{scenario: scenario{nodes: 1000, rate: 100}, config: config{kind: kindOurs, writers: 30}, rep: 1}},
 	} {
 		rec := record{Key: runKey(r.planned), Run: runRecordOf(r)}
@@ -297,6 +382,38 @@ func TestRecordRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, r) {
 			t.Errorf("round trip of %s:\n got %+v\nwant %+v", rec.Key, got, r)
 		}
+	}
+}
+
+// TestRecordBurstCPU checks that the burst's CPU is stored only when
+// measured, and that a line written before it was loads as not measured.
+func TestRecordBurstCPU(t *testing.T) {
+	scale := result{planned: planned{scenario: scenario{nodes: 1000, existing: 10000}, config: config{kind: kindOurs, qps: 500, burst: 1000}, rep: 1},
+		cpuSeconds: 3, burstCPUSeconds: 0.5}
+	for _, tc := range []struct {
+		r    result
+		want string
+	}{{scale, `"burstCPUSeconds":0.5`}, {result{planned: scale.planned}, ""}} {
+		line, err := json.Marshal(runRecordOf(tc.r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(line), "burstCPUSeconds"); got != (tc.want != "") || !strings.Contains(string(line), tc.want) {
+			t.Errorf("record %s, want it to hold %q", line, tc.want)
+		}
+	}
+	// The scale run of docs/performance/data/full-plan-1eb6d6a.jsonl.
+	old := `{"identity":{"format":1,"plan":{"scale-nodes":"100000"},"kcm":"Kubernetes v1.37.2"},"session":"2026-12-06T03:28:16Z",` +
+		`"key":"rep 1: burst 5000 onto 100000, kcm 500/1000","finished":"2026-12-06T03:36:13.775576779Z","wallNs":182591892857,` +
+		`"run":{"rep":1,"nodes":5000,"existing":100000,"kind":"kcm","qps":500,"burst":1000,"totalNs":16631360691,"createdNs":16463983767,` +
+		`"p50Ns":99458717,"p99Ns":389667038,"maxNs":502039809,"cpuSeconds":11.71,"peakRSSMiB":618.33984375,"writes":5002,` +
+		`"writesBy":"PATCH nodes 5000, PUT leases 2","firstAllocNs":8233831723,"steadyRSSMiB":569.44921875}}` + "\n"
+	recs, err := parseRecords([]byte(old))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("parsing a line written before the burst's CPU: %v", err)
+	}
+	if r := recs[0].Run.result(); r.burstCPUSeconds != 0 || r.cpuSeconds != 11.71 || r.scenario.existing != 100000 {
+		t.Errorf("old line = %+v, want its figures and no burst CPU", r)
 	}
 }
 

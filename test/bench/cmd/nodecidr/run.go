@@ -41,7 +41,7 @@ type scenario struct {
 	// dualStack gives every node an IPv4 and an IPv6 block.
 	dualStack bool
 	// existing nodes already have podCIDRs when the allocator starts, as
-	// after a migration from kube-controller-manager (the scale point).
+	// after a migration from kube-controller-manager (a scale point).
 	existing int
 }
 
@@ -75,7 +75,8 @@ var configs = []config{
 
 // sectionConfigs are the allocator settings of the dual-stack and scale
 // runs: both allocators at the same client limits, high enough that the
-// limits do not decide the burst's throughput.
+// limits do not decide the burst's throughput (nor hold back a steady
+// arrival).
 var sectionConfigs = []config{
 	{kind: kindKCM, qps: 500, burst: 1000},
 	{kind: kindOurs, qps: 500, burst: 1000},
@@ -93,8 +94,9 @@ type planned struct {
 // planRuns is every run the options ask for, in the order they run: each
 // repetition is a whole round (A B A B, not A A B B), so a spell of load on
 // the machine hits every configuration alike. A round holds the bursts and
-// the steady arrival at every configuration, then the dual-stack burst, then
-// the scale point, whose 100,000 nodes the two allocators of a round share.
+// the steady arrival at every configuration, then the dual-stack bursts and
+// the dual-stack steady arrival, then the scale points in the order given;
+// the two allocators of a round share a point's existing nodes.
 func planRuns(o options) []planned {
 	var scenarios []scenario
 	for _, n := range o.sizes {
@@ -120,11 +122,16 @@ func planRuns(o options) []planned {
 	for _, s := range scenarios {
 		add(s, configs)
 	}
-	if o.dualStack && o.dualStackNodes > 0 {
-		add(scenario{nodes: o.dualStackNodes, dualStack: true}, sectionConfigs)
+	if o.dualStack {
+		for _, n := range o.dualStackNodes {
+			add(scenario{nodes: n, dualStack: true}, sectionConfigs)
+		}
 	}
-	if o.scaleNodes > 0 {
-		add(scenario{nodes: o.scaleBurst, existing: o.scaleNodes}, sectionConfigs)
+	if o.steadyDualStackOn() {
+		add(scenario{nodes: o.steadyNodes, rate: o.steadyRate, dualStack: true}, sectionConfigs)
+	}
+	for _, n := range o.scaleNodes {
+		add(scenario{nodes: o.scaleBurst, existing: n}, sectionConfigs)
 	}
 	var out []planned
 	for rep := 1; rep <= max(o.repeat, 1); rep++ {
@@ -166,14 +173,17 @@ type result struct {
 	// creations; writesBy breaks them down by verb and resource.
 	writes   float64
 	writesBy string
-	// The scale point only: rebuild is the operator's own start-up rebuild
+	// The scale points only: rebuild is the operator's own start-up rebuild
 	// as it logged it (0 for kube-controller-manager, which logs none);
 	// firstAlloc is the allocator's start → its first allocation (a canary
 	// node created as it starts); steadyRSSMiB its resident set once that
 	// settled, before the burst. cpuSeconds and peakRSSMiB then cover the
-	// whole run from the start.
+	// whole run from the start, so burstCPUSeconds is the burst's own share:
+	// what a node arriving costs as the cluster grows, without the rebuild
+	// that grows with it too (0: recorded before it was measured).
 	rebuild, firstAlloc time.Duration
 	steadyRSSMiB        float64
+	burstCPUSeconds     float64
 	err                 error
 }
 
@@ -194,7 +204,7 @@ func (r result) line() string {
 	line := fmt.Sprintf("%-10s %-26s %7.1fs %7.1f nodes/s  p50 %6dms  p99 %6dms  cpu %5.1fs  rss %4.0fMiB  writes: %s",
 		r.scenario, r.config, r.total.Seconds(), r.rate(), r.p50.Milliseconds(), r.p99.Milliseconds(), r.cpuSeconds, r.peakRSSMiB, r.writesBy)
 	if r.scenario.existing > 0 {
-		line += fmt.Sprintf("  first allocation %s  steady rss %.0fMiB", r.firstAlloc.Round(time.Millisecond), r.steadyRSSMiB)
+		line += fmt.Sprintf("  first allocation %s  steady rss %.0fMiB  burst cpu %.2fs", r.firstAlloc.Round(time.Millisecond), r.steadyRSSMiB, r.burstCPUSeconds)
 	}
 	if r.rebuild > 0 {
 		line += fmt.Sprintf("  rebuild %s", r.rebuild.Round(time.Millisecond))

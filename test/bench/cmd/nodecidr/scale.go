@@ -19,6 +19,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,12 +28,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// The scale point (-scale-nodes): nodes that already have podCIDRs, as
-// after a migration from kube-controller-manager, then the allocator starts
-// (each in its own run) and a burst of new nodes arrives on top. It reports
-// how long the allocator takes to rebuild and to allocate for the first
-// time, its resident memory once settled and at its peak, and the burst's
-// throughput.
+// The scale points (-scale-nodes, one per existing node count): nodes that
+// already have podCIDRs, as after a migration from kube-controller-manager,
+// then the allocator starts (each in its own run) and a burst of new nodes
+// arrives on top. Each reports how long the allocator takes to rebuild and
+// to allocate for the first time, its resident memory once settled and at
+// its peak, the burst's throughput and its CPU per node; several points
+// show how that CPU grows with the cluster.
 
 // seedLabel marks the scale point's existing nodes. The two allocators of a
 // round share them; reset deletes every other node.
@@ -143,6 +146,12 @@ func (b *bench) measureScale(ctx context.Context, r *result, nw network, id stri
 	if err != nil {
 		return err
 	}
+	// The CPU at the burst's start: the CPU up to here is the start-up and
+	// rebuild, which the burst's CPU per node must not include.
+	cpu0, err := cpuSeconds(proc.Pid())
+	if err != nil {
+		return err
+	}
 	t1 := time.Now()
 	if err := createNodes(ctx, b.cs, prefix, r.scenario.nodes, 0); err != nil {
 		return err
@@ -165,12 +174,15 @@ func (b *bench) measureScale(ctx context.Context, r *result, nw network, id stri
 		return err
 	}
 	r.writes, r.writesBy = allocatorWrites(writes0, writes1)
-	r.total, r.cpuSeconds, r.peakRSSMiB = last.Sub(t1), cpu, float64(hwm)/1024
+	r.total, r.cpuSeconds, r.burstCPUSeconds, r.peakRSSMiB = last.Sub(t1), cpu, cpu-cpu0, float64(hwm)/1024
 	r.p50, r.p99, r.max = percentile(lat, 50), percentile(lat, 99), percentile(lat, 100)
 	return b.verify(ctx, r.config, r.scenario)
 }
 
-// scaleMarkdown renders the scale point's rows, if any.
+// scaleMarkdown renders the scale points' rows, if any: one table, a row
+// per point and allocator, then each operator row against
+// kube-controller-manager and, with several points, how the burst's CPU per
+// node grows with the cluster.
 func (rep report) scaleMarkdown() string {
 	var rows []row
 	for _, r := range rep.rows() {
@@ -182,35 +194,29 @@ func (rep report) scaleMarkdown() string {
 		return ""
 	}
 	var b strings.Builder
-	s := rows[0].scenario
-	fmt.Fprintf(&b, "Scale: a burst of %d nodes onto %d nodes that already have podCIDRs", s.nodes, s.existing)
-	if rep.network != nil {
-		nw := rep.network(s)
-		fmt.Fprintf(&b, " (/%d blocks of %s, carved consecutively, as kube-controller-manager leaves them)", nw.v4Mask, nw.v4)
-	}
-	b.WriteString(":\n\n")
-	b.WriteString("| allocator | QPS/burst | rebuild s | first allocation s | steady RSS MiB | peak RSS MiB | burst s | burst nodes/s | burst p99 ms | CPU s | API writes/node | ours ÷ kcm |\n")
-	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString(rep.scaleIntro(rows))
+	b.WriteString("| existing nodes | allocator | QPS/burst | rebuild s | first allocation s | steady RSS MiB | peak RSS MiB | burst s | burst nodes/s | burst p99 ms | CPU s | burst CPU ms/node | API writes/node | ours ÷ kcm |\n")
+	b.WriteString("|--:|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, r := range rows {
 		q, bu := r.config.limits()
 		allocator := string(r.config.kind)
 		if r.config.baseline {
 			allocator += " (baseline)"
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | ", allocator, q, bu)
+		fmt.Fprintf(&b, "| %d | %s | %d/%d | ", r.scenario.existing, allocator, q, bu)
 		if len(r.runs) == 0 {
 			msg := "failed"
 			if r.err != nil {
 				msg += ": " + strings.ReplaceAll(r.err.Error(), "\n", " ")
 			}
-			fmt.Fprintf(&b, "%s | | | | | | | | | |\n", msg)
+			fmt.Fprintf(&b, "%s | | | | | | | | | | |\n", msg)
 			continue
 		}
 		rebuild := "–"
 		if r.config.kind == kindOurs {
 			rebuild = r.cell("%.1f", func(x result) float64 { return x.rebuild.Seconds() })
 		}
-		fmt.Fprintf(&b, "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
+		fmt.Fprintf(&b, "%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |",
 			rebuild,
 			r.cell("%.1f", func(x result) float64 { return x.firstAlloc.Seconds() }),
 			r.cell("%.0f", func(x result) float64 { return x.steadyRSSMiB }),
@@ -219,6 +225,7 @@ func (rep report) scaleMarkdown() string {
 			r.cell("%.0f", result.rate),
 			r.cell("%.0f", func(x result) float64 { return float64(x.p99.Milliseconds()) }),
 			r.cell("%.2f", func(x result) float64 { return x.cpuSeconds }),
+			spread("%.2f", r.burstCPUms()),
 			r.cell("%.2f", func(x result) float64 { return x.writes / float64(x.scenario.nodes) }),
 			rep.vsKCM(r))
 		if len(r.failed) > 0 {
@@ -230,8 +237,9 @@ func (rep report) scaleMarkdown() string {
 	b.WriteString("\nrebuild: the operator's own start-up rebuild from its log (\"rebuilt the node allocator from the API\"); " +
 		"kube-controller-manager logs none. first allocation: the allocator process started → a canary node created as it started has podCIDRs " +
 		"(the operator's PodNetwork existed before it started). steady RSS: VmRSS once the resident set grew less than 1% in 5 s, before the burst; " +
-		"peak RSS: VmHWM at the end; burst: first create call → last burst node seen with podCIDRs; CPU: from the process start to the end of the burst. " +
-		"ours ÷ kcm compares the burst's nodes/s.\n\n")
+		"peak RSS: VmHWM at the end; burst: first create call → last burst node seen with podCIDRs; CPU: from the process start to the end of the burst; " +
+		"burst CPU ms/node: the CPU from just before the burst's first create call to its end, per burst node " +
+		"(– for runs recorded before it was measured). ours ÷ kcm compares the burst's nodes/s.\n\n")
 	for _, r := range rows {
 		if r.config.kind != kindOurs || len(r.runs) == 0 {
 			continue
@@ -240,10 +248,107 @@ func (rep report) scaleMarkdown() string {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "- %s, %s ÷ kcm: first allocation %s, steady RSS %s, peak RSS %s, burst nodes/s %s\n",
+		fmt.Fprintf(&b, "- %s, %s ÷ kcm: first allocation %s, steady RSS %s, peak RSS %s, burst nodes/s %s, burst CPU/node %s\n",
 			r.scenario, r.config, ratio(r.firstAlloc.Seconds(), k.firstAlloc.Seconds()),
-			ratio(r.steadyRSSMiB, k.steadyRSSMiB), ratio(r.peakRSSMiB, k.peakRSSMiB), ratio(r.rate(), k.rate()))
+			ratio(r.steadyRSSMiB, k.steadyRSSMiB), ratio(r.peakRSSMiB, k.peakRSSMiB), ratio(r.rate(), k.rate()),
+			medianRatio(r.burstCPUms(), k.burstCPUms()))
 	}
+	b.WriteString(cpuGrowth(rows))
 	b.WriteString("\n")
+	return b.String()
+}
+
+// scaleIntro says what the scale rows ran: the burst, the existing node
+// counts and, when the report knows the network, their blocks.
+func (rep report) scaleIntro(rows []row) string {
+	var points []scenario
+	for _, r := range rows {
+		if !slices.ContainsFunc(points, func(s scenario) bool { return s.existing == r.scenario.existing }) {
+			points = append(points, r.scenario)
+		}
+	}
+	counts, masks := make([]string, len(points)), make([]string, len(points))
+	for i, s := range points {
+		counts[i] = strconv.Itoa(s.existing)
+		if rep.network != nil {
+			masks[i] = fmt.Sprintf("/%d", rep.network(s).v4Mask)
+		}
+	}
+	out := fmt.Sprintf("Scale: a burst of %d nodes onto %s nodes that already have podCIDRs", points[0].nodes, joinAnd(counts))
+	if rep.network != nil {
+		blocks, respectively := masks[0], ""
+		if slices.ContainsFunc(masks, func(m string) bool { return m != masks[0] }) {
+			blocks, respectively = joinAnd(masks), " respectively"
+		}
+		out += fmt.Sprintf(" (%s blocks of %s%s, carved consecutively, as kube-controller-manager leaves them)", blocks, rep.network(points[0]).v4, respectively)
+	}
+	return out + ":\n\n"
+}
+
+// joinAnd joins items as a sentence lists them: "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// burstCPUms is the burst's CPU milliseconds per burst node in each run
+// that measured it.
+func (w row) burstCPUms() []float64 {
+	var out []float64
+	for _, r := range w.runs {
+		if r.burstCPUSeconds > 0 {
+			out = append(out, r.burstCPUSeconds*1000/float64(r.scenario.nodes))
+		}
+	}
+	return out
+}
+
+// medianRatio is the ratio of the medians of a and b, or "–" when either
+// has no value.
+func medianRatio(a, b []float64) string {
+	if len(a) == 0 || len(b) == 0 {
+		return "–"
+	}
+	return ratio(medianOf(a), medianOf(b))
+}
+
+// cpuGrowth is, with several scale points, one line per allocator: the
+// burst's median CPU per node onto each existing node count, smallest
+// first, and the largest count's ÷ the smallest's, 1× when what a node's
+// allocation costs does not depend on how many nodes there already are.
+func cpuGrowth(rows []row) string {
+	var counts []int
+	var configs []config
+	ms := map[config]map[int][]float64{}
+	for _, r := range rows {
+		if !slices.Contains(counts, r.scenario.existing) {
+			counts = append(counts, r.scenario.existing)
+		}
+		if ms[r.config] == nil {
+			configs = append(configs, r.config)
+			ms[r.config] = map[int][]float64{}
+		}
+		ms[r.config][r.scenario.existing] = r.burstCPUms()
+	}
+	if len(counts) < 2 {
+		return ""
+	}
+	slices.Sort(counts)
+	lo, hi := counts[0], counts[len(counts)-1]
+	var b strings.Builder
+	for _, c := range configs {
+		at := make([]string, 0, len(counts))
+		for _, n := range counts {
+			v := "–"
+			if vs := ms[c][n]; len(vs) > 0 {
+				v = fmt.Sprintf("%.2f ms", medianOf(vs))
+			}
+			at = append(at, fmt.Sprintf("%s onto %d", v, n))
+		}
+		fmt.Fprintf(&b, "- CPU per burst node as the cluster grows, %s: %s existing nodes; %d ÷ %d: %s\n",
+			c, strings.Join(at, ", "), hi, lo, medianRatio(ms[c][hi], ms[c][lo]))
+	}
 	return b.String()
 }

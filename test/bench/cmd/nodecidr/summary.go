@@ -85,6 +85,7 @@ func (w row) median() result {
 	m.rebuild = dur(func(r result) time.Duration { return r.rebuild })
 	m.firstAlloc = dur(func(r result) time.Duration { return r.firstAlloc })
 	m.steadyRSSMiB = num(func(r result) float64 { return r.steadyRSSMiB })
+	m.burstCPUSeconds = num(func(r result) float64 { return r.burstCPUSeconds })
 	m.writesBy = w.runs[len(w.runs)/2].writesBy
 	return m
 }
@@ -101,8 +102,20 @@ func (w row) values(f func(result) float64) []float64 {
 // median with min–max, each with format.
 func (w row) cell(format string, f func(result) float64) string {
 	vs := w.values(f)
-	if len(vs) <= 1 {
+	if len(vs) == 0 {
 		return fmt.Sprintf(format, f(w.result))
+	}
+	return spread(format, vs)
+}
+
+// spread renders values: the value alone for one, else the median with
+// min–max, each with format; "–" for none.
+func spread(format string, vs []float64) string {
+	switch len(vs) {
+	case 0:
+		return "–"
+	case 1:
+		return fmt.Sprintf(format, vs[0])
 	}
 	return fmt.Sprintf(format+" ("+format+"–"+format+")", medianOf(vs), slices.Min(vs), slices.Max(vs))
 }
