@@ -152,11 +152,16 @@ func readPodCIDRs(podCIDRs []string) *netip.Prefix {
 	if len(podCIDRs) == 0 {
 		return nil
 	}
-	read := cidr.ObservePrefixes(podCIDRs)
-	if len(read.Problems) > 0 || len(read.Prefixes) != len(podCIDRs) {
-		return nil
+	read := make([]netip.Prefix, len(podCIDRs))
+	for i, s := range podCIDRs {
+		// cidr.ObservePrefixes' rule, value by value, into one allocation.
+		p, legacy, ok := cidr.ParseObservedPrefix(s)
+		if !ok || legacy != "" {
+			return nil
+		}
+		read[i] = p
 	}
-	return &slices.Clip(read.Prefixes)[0]
+	return &read[0]
 }
 
 // ipAddresses returns the InternalIP and ExternalIP addresses of addrs, the
