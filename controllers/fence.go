@@ -18,6 +18,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -170,7 +171,7 @@ func newFencedLock(cfg *rest.Config, opts Options, fence *leasefence.Fence) (*fe
 		return nil, nil, fmt.Errorf("creating the leader-election client: %w", err)
 	}
 	broadcaster := record.NewBroadcaster()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	broadcaster.StartRecordingToSink(leaseEventSink{&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")}})
 	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, namespace, LeaderElectionID,
 		cs.CoreV1(), cs.CoordinationV1(), resourcelock.ResourceLockConfig{
 			Identity:      id,
@@ -236,4 +237,35 @@ func isEventWrite(req *http.Request) bool {
 		parts = parts[2:]
 	}
 	return len(parts) > 0 && parts[0] == "events"
+}
+
+// leaseEventSink is the lock's event sink. The lock records "stopped
+// leading" as the lease goes, and the fence refuses it by the time the
+// broadcaster sends it, rightly: another replica may hold the lease then.
+// The broadcaster would log that as an error and retry it for two minutes,
+// on every clean shutdown; a refused Event is dropped instead, quietly.
+type leaseEventSink struct{ record.EventSink }
+
+func (s leaseEventSink) Create(e *corev1.Event) (*corev1.Event, error) {
+	return dropRefused(e)(s.EventSink.Create(e))
+}
+
+func (s leaseEventSink) Update(e *corev1.Event) (*corev1.Event, error) {
+	return dropRefused(e)(s.EventSink.Update(e))
+}
+
+func (s leaseEventSink) Patch(e *corev1.Event, patch []byte) (*corev1.Event, error) {
+	return dropRefused(e)(s.EventSink.Patch(e, patch))
+}
+
+// dropRefused turns the fence's refusal of e into success, so the
+// broadcaster neither logs nor retries it, and passes any other outcome on.
+func dropRefused(e *corev1.Event) func(*corev1.Event, error) (*corev1.Event, error) {
+	return func(out *corev1.Event, err error) (*corev1.Event, error) {
+		if errors.Is(err, leasefence.ErrNotFresh) {
+			ctrl.Log.WithName("leader-election").V(2).Info("Dropped an Event: this process no longer holds the lease", "reason", e.Reason, "message", e.Message)
+			return e, nil
+		}
+		return out, err
+	}
 }

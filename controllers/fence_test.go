@@ -19,6 +19,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -288,5 +290,32 @@ func TestFenceWritesFencesEventsOfTheConfig(t *testing.T) {
 	sent := next.sent
 	if err := send(http.MethodPost, "/apis/events.k8s.io/v1/namespaces/default/events"); err != nil || next.sent != sent+1 {
 		t.Fatalf("an Event while the lease is held: %v, %d sent; want it sent", err, next.sent-sent)
+	}
+}
+
+// refusingSink answers every Event write with err.
+type refusingSink struct{ err error }
+
+func (s refusingSink) Create(*corev1.Event) (*corev1.Event, error) { return nil, s.err }
+func (s refusingSink) Update(*corev1.Event) (*corev1.Event, error) { return nil, s.err }
+func (s refusingSink) Patch(*corev1.Event, []byte) (*corev1.Event, error) {
+	return nil, s.err
+}
+
+// The lock's "stopped leading" Event reaches the fence after the lease is
+// gone: the sink drops the refusal instead of letting the broadcaster log
+// an error and retry, and passes every other failure on.
+func TestLeaseEventSinkDropsRefusedEvents(t *testing.T) {
+	e := &corev1.Event{Reason: "LeaderElection", Message: "me stopped leading"}
+	refused := leaseEventSink{refusingSink{fmt.Errorf("POST /api/v1/namespaces/x/events: %w", leasefence.ErrNotFresh)}}
+	if out, err := refused.Create(e); err != nil || out != e {
+		t.Errorf("Create refused by the fence: %v, %v; want the Event and no error", out, err)
+	}
+	if out, err := refused.Patch(e, []byte("{}")); err != nil || out != e {
+		t.Errorf("Patch refused by the fence: %v, %v; want the Event and no error", out, err)
+	}
+	down := leaseEventSink{refusingSink{errors.New("connection refused")}}
+	if _, err := down.Update(e); err == nil {
+		t.Error("Update failing on the wire: no error; want it passed on for the broadcaster to retry")
 	}
 }
