@@ -247,25 +247,27 @@ func isEventWrite(req *http.Request) bool {
 type leaseEventSink struct{ record.EventSink }
 
 func (s leaseEventSink) Create(e *corev1.Event) (*corev1.Event, error) {
-	return dropRefused(e)(s.EventSink.Create(e))
+	out, err := s.EventSink.Create(e)
+	return dropRefused(e, out, err)
 }
 
 func (s leaseEventSink) Update(e *corev1.Event) (*corev1.Event, error) {
-	return dropRefused(e)(s.EventSink.Update(e))
+	out, err := s.EventSink.Update(e)
+	return dropRefused(e, out, err)
 }
 
 func (s leaseEventSink) Patch(e *corev1.Event, patch []byte) (*corev1.Event, error) {
-	return dropRefused(e)(s.EventSink.Patch(e, patch))
+	out, err := s.EventSink.Patch(e, patch)
+	return dropRefused(e, out, err)
 }
 
 // dropRefused turns the fence's refusal of e into success, so the
-// broadcaster neither logs nor retries it, and passes any other outcome on.
-func dropRefused(e *corev1.Event) func(*corev1.Event, error) (*corev1.Event, error) {
-	return func(out *corev1.Event, err error) (*corev1.Event, error) {
-		if errors.Is(err, leasefence.ErrNotFresh) {
-			ctrl.Log.WithName("leader-election").V(2).Info("Dropped an Event: this process no longer holds the lease", "reason", e.Reason, "message", e.Message)
-			return e, nil
-		}
-		return out, err
+// broadcaster neither logs nor retries it, and passes any other outcome
+// (out, err) on.
+func dropRefused(e, out *corev1.Event, err error) (*corev1.Event, error) {
+	if errors.Is(err, leasefence.ErrNotFresh) {
+		ctrl.Log.WithName("leader-election").V(2).Info("Dropped an Event: this process no longer holds the lease", "reason", e.Reason, "message", e.Message)
+		return e, nil
 	}
+	return out, err
 }
